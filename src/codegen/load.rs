@@ -1,0 +1,114 @@
+//! Reads `actions/*.yaml` from disk (build time only).
+//!
+//! This is the only module that calls `serde_yaml`, which its author has marked deprecated:
+//! replacing it with a maintained fork touches this file alone. Parse errors come back as
+//! diagnostics naming the file, the action and the key (via `serde_path_to_error`).
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+
+use super::Diagnostic;
+use super::model::{ActionDef, DomainFile, SharedFile};
+
+/// The parsed manifest: the shared file and every domain file, domains sorted by file name.
+pub struct Manifest {
+    pub shared: SharedFile,
+    pub shared_path: PathBuf,
+    pub domains: Vec<(PathBuf, DomainFile)>,
+}
+
+/// The shared file's name inside `actions/`.
+pub const SHARED_FILE: &str = "shared.yaml";
+
+pub fn manifest(actions_dir: &Path) -> Result<Manifest, Vec<Diagnostic>> {
+    let mut diagnostics = Vec::new();
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(actions_dir) {
+        Ok(entries) => entries
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+            .collect(),
+        Err(error) => {
+            return Err(vec![Diagnostic::file(actions_dir, format!("cannot read the directory: {error}"))]);
+        }
+    };
+    files.sort();
+
+    let shared_path = actions_dir.join(SHARED_FILE);
+    let shared = match parse_whole::<SharedFile>(&shared_path) {
+        Ok(shared) => Some(shared),
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
+            None
+        }
+    };
+
+    let mut domains = Vec::new();
+    for path in files.into_iter().filter(|path| *path != shared_path) {
+        match parse_domain(&path) {
+            Ok(domain) => domains.push((path, domain)),
+            Err(mut found) => diagnostics.append(&mut found),
+        }
+    }
+
+    match shared {
+        Some(shared) if diagnostics.is_empty() => Ok(Manifest { shared, shared_path, domains }),
+        _ => Err(diagnostics),
+    }
+}
+
+fn read(path: &Path) -> Result<String, Diagnostic> {
+    std::fs::read_to_string(path).map_err(|error| Diagnostic::file(path, format!("cannot read: {error}")))
+}
+
+fn parse_whole<T: DeserializeOwned>(path: &Path) -> Result<T, Diagnostic> {
+    let text = read(path)?;
+    let deserializer = serde_yaml::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        let key = error.path().to_string();
+        let message = error.inner().to_string();
+        // serde_yaml already names the key (and the line) in its own messages.
+        let message = message.strip_prefix(&format!("{key}: ")).map(str::to_owned).unwrap_or(message);
+        Diagnostic::file(path, format!("key `{key}`: {message}"))
+    })
+}
+
+/// Parses a domain file action by action, so that an error names the action it is in and
+/// one bad action does not hide the errors of the others.
+fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RawDomain {
+        domain: String,
+        title: String,
+        description: String,
+        actions: IndexMap<String, serde_yaml::Value>,
+    }
+
+    let raw: RawDomain = parse_whole(path).map_err(|diagnostic| vec![diagnostic])?;
+    let mut diagnostics = Vec::new();
+    let mut actions = IndexMap::new();
+    for (name, value) in raw.actions {
+        let id = format!("{}.{name}", raw.domain);
+        match serde_path_to_error::deserialize::<_, ActionDef>(value) {
+            Ok(action) => {
+                actions.insert(name, action);
+            }
+            Err(error) => {
+                let key = error.path().to_string();
+                diagnostics.push(Diagnostic::action(path, &id, &key, error.inner().to_string()));
+            }
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(DomainFile { domain: raw.domain, title: raw.title, description: raw.description, actions })
+    } else {
+        Err(diagnostics)
+    }
+}
+
+/// Converts a YAML value (an example or a default) to JSON text, for the generated code.
+pub fn yaml_to_json(value: &serde_yaml::Value) -> Result<serde_json::Value, String> {
+    serde_json::to_value(value).map_err(|error| error.to_string())
+}

@@ -1,0 +1,61 @@
+//! The build-time code generator: `actions/*.yaml` → checked model → Rust (build time only).
+//!
+//! `build.rs` pulls this folder in with `#[path]`; the runtime never compiles it. The stages
+//! follow progenitor's shape, a plain model in the middle that `quote!` only ever reads:
+//! `load` (the only serde_yaml caller) → `resolve` (every rule, all diagnostics at once) →
+//! `emit` (tokens) → `write` (prettyplease and the do-not-edit preamble).
+
+pub mod emit;
+pub mod ident;
+pub mod load;
+pub mod model;
+pub mod resolve;
+pub mod write;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One problem in the manifest, printed as `file: action: key: message`.
+pub struct Diagnostic {
+    pub file: PathBuf,
+    pub action: Option<String>,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn file(file: &Path, message: String) -> Self {
+        Self { file: file.to_owned(), action: None, key: None, message }
+    }
+
+    pub fn action(file: &Path, action: &str, key: &str, message: String) -> Self {
+        Self {
+            file: file.to_owned(),
+            action: Some(action.to_owned()),
+            key: (!key.is_empty()).then(|| key.to_owned()),
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = self.file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        write!(f, "actions/{file}")?;
+        if let Some(action) = &self.action {
+            write!(f, ": action `{action}`")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Reads, checks and generates the catalog in `actions_dir`: the formatted Rust source.
+pub fn generate(actions_dir: &Path) -> Result<String, Vec<Diagnostic>> {
+    let manifest = load::manifest(actions_dir)?;
+    let catalog = resolve::catalog(manifest)?;
+    let tokens = emit::catalog(&catalog);
+    write::format(tokens).map_err(|message| vec![Diagnostic::file(actions_dir, message)])
+}

@@ -1,0 +1,283 @@
+//! The action manifest as it is written in `actions/*.yaml` (build time only).
+//!
+//! These structs mirror the YAML one to one and reject unknown keys, so a typo in a
+//! manifest is a build error rather than a silently ignored setting. Nothing here
+//! interprets the manifest: `resolve` turns it into the checked model that `emit` reads.
+//! Every key is documented in `actions/README.md`; keep the two in step.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+/// `actions/shared.yaml`: parameters and entity types every domain may use.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedFile {
+    /// Parameter definitions an action inherits by naming the parameter with no `type`.
+    pub params: IndexMap<String, ParamDef>,
+    /// Entity types, referenced by name from fields and action outputs.
+    pub types: IndexMap<String, TypeDef>,
+}
+
+/// `actions/<domain>.yaml`: one GitLab domain and its actions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainFile {
+    pub domain: String,
+    pub title: String,
+    pub description: String,
+    pub actions: IndexMap<String, ActionDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionDef {
+    pub title: String,
+    pub description: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub method: HttpMethod,
+    pub path: String,
+    #[serde(default)]
+    pub handler: Option<String>,
+    #[serde(default)]
+    pub params: IndexMap<String, ParamDef>,
+    #[serde(default)]
+    pub pagination: Option<PaginationDef>,
+    pub output: OutputDef,
+    #[serde(default)]
+    pub markdown: Option<MarkdownDef>,
+    pub safety: SafetyDef,
+    #[serde(default)]
+    pub resource: Option<ResourceDef>,
+    #[serde(default)]
+    pub not_found: Option<String>,
+    #[serde(default)]
+    pub hints: Vec<HintDef>,
+    pub example: IndexMap<String, serde_yaml::Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum HttpMethod {
+    #[serde(rename = "GET")]
+    Get,
+    #[serde(rename = "POST")]
+    Post,
+    #[serde(rename = "PUT")]
+    Put,
+    #[serde(rename = "PATCH")]
+    Patch,
+    #[serde(rename = "DELETE")]
+    Delete,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamDef {
+    #[serde(rename = "type", default)]
+    pub ty: Option<String>,
+    #[serde(default)]
+    pub required: Option<bool>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(rename = "enum", default)]
+    pub values: Option<Vec<String>>,
+    #[serde(default)]
+    pub default: Option<serde_yaml::Value>,
+    #[serde(default)]
+    pub minimum: Option<i64>,
+    #[serde(default)]
+    pub maximum: Option<i64>,
+    #[serde(rename = "in", default)]
+    pub location: Option<ParamLocation>,
+    #[serde(default)]
+    pub aliases: Option<Vec<String>>,
+    #[serde(default)]
+    pub api_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamLocation {
+    Path,
+    Query,
+    Body,
+    /// Read by the action's handler only, never sent to GitLab (windows, budgets).
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PaginationDef {
+    Offset,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputDef {
+    /// Entity type of the result (absent for a result that is only a message).
+    #[serde(rename = "type", default)]
+    pub ty: Option<String>,
+    /// Key of the list in the structured result; present exactly when the result is a list.
+    #[serde(default)]
+    pub list: Option<String>,
+    /// GitLab answers with a JSON object whose keys become the `key_field` of each item.
+    #[serde(default)]
+    pub from: Option<OutputFrom>,
+    /// Sentence that confirms an action with no entity result; `{param}` placeholders allowed.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputFrom {
+    pub map: MapAdapter,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapAdapter {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarkdownDef {
+    /// Heading of a table or card; `{param}` placeholders allowed.
+    #[serde(default)]
+    pub heading: Option<String>,
+    /// Past-tense verb for a mutation card: `## Merge Request !12 merged: Fix login`.
+    #[serde(default)]
+    pub verb: Option<String>,
+    #[serde(default)]
+    pub columns: Option<Vec<FieldViewDef>>,
+    #[serde(default)]
+    pub rows: Option<Vec<FieldViewDef>>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SafetyDef {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceDef {
+    pub policy: ResourcePolicy,
+    pub uri: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourcePolicy {
+    None,
+    Optional,
+    Always,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HintDef {
+    pub action: String,
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeDef {
+    pub description: String,
+    /// Copy field definitions from this type: a field written as `{}` inherits its definition.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Display name in card headings and not-found messages ("Merge Request").
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The short reference shown in headings and first table columns (`!12`, `#34`).
+    #[serde(default)]
+    pub reference: Option<ReferenceDef>,
+    /// Field used as the card title.
+    #[serde(default)]
+    pub heading: Option<String>,
+    /// Field holding the entity's web URL; the reference links to it.
+    #[serde(default)]
+    pub link: Option<String>,
+    pub fields: IndexMap<String, FieldDef>,
+    #[serde(default)]
+    pub card: Vec<FieldViewDef>,
+    #[serde(default)]
+    pub table: Vec<FieldViewDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceDef {
+    pub field: String,
+    #[serde(default)]
+    pub prefix: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDef {
+    #[serde(rename = "type", default)]
+    pub ty: Option<String>,
+    #[serde(default)]
+    pub required: Option<bool>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A large body (file content, log, diff) shown in the Markdown and never copied into
+    /// the structured result.
+    #[serde(default)]
+    pub content_only: Option<bool>,
+}
+
+/// One card row or table column.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldViewDef {
+    #[serde(default)]
+    pub field: Option<String>,
+    /// Two fields shown together, such as `source_branch → target_branch`.
+    #[serde(default)]
+    pub fields: Option<Vec<String>>,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub kind: Option<FieldKind>,
+    /// For `code_block`: the field whose file extension names the fence language.
+    #[serde(default)]
+    pub language_from: Option<String>,
+}
+
+/// How the output writer shows a value. `actions/README.md` lists what each one does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldKind {
+    Text,
+    Code,
+    Integer,
+    Number,
+    Bool,
+    Date,
+    User,
+    Users,
+    Labels,
+    List,
+    Url,
+    Reference,
+    Status,
+    Size,
+    Duration,
+    Percent,
+    Sha,
+    Transition,
+    Body,
+    CodeBlock,
+    Table,
+}

@@ -1,0 +1,1022 @@
+//! Checks the parsed manifest and resolves it into the model `emit` reads (build time only).
+//!
+//! Every rule a maintainer can break is checked here and reported as a diagnostic naming the
+//! file, the action and the key; all diagnostics are collected before the build fails so one
+//! run shows every mistake. After this pass, `emit` may assume the model is consistent:
+//! every referenced type, field, parameter and action exists.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use indexmap::IndexMap;
+
+use super::Diagnostic;
+use super::load::{Manifest, yaml_to_json};
+use super::model::{
+    ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation, ResourcePolicy,
+    SafetyDef, TypeDef,
+};
+
+pub struct Catalog {
+    pub types: Vec<EntityType>,
+    pub domains: Vec<Domain>,
+}
+
+pub struct Domain {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub actions: Vec<Action>,
+}
+
+pub struct Action {
+    pub id: String,
+    pub domain: String,
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub aliases: Vec<String>,
+    pub method: HttpMethod,
+    pub path: String,
+    pub segments: Vec<Segment>,
+    pub handler: Option<String>,
+    pub params: Vec<Param>,
+    pub paginated: bool,
+    pub output: Output,
+    pub view: View,
+    pub safety: SafetyDef,
+    pub resource: Option<(ResourcePolicy, String)>,
+    pub not_found: Option<String>,
+    pub hints: Vec<(String, String)>,
+    pub example: serde_json::Value,
+}
+
+pub enum Segment {
+    Literal(String),
+    Param(String),
+}
+
+pub struct Param {
+    pub name: String,
+    pub ty: ParamType,
+    pub required: bool,
+    pub description: String,
+    pub values: Vec<String>,
+    pub default: Option<serde_json::Value>,
+    pub minimum: Option<i64>,
+    pub maximum: Option<i64>,
+    pub location: ParamLocation,
+    pub aliases: Vec<String>,
+    pub api_name: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    PathOrId,
+    StringList,
+    IntegerList,
+}
+
+impl ParamType {
+    fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "string" => Self::String,
+            "integer" => Self::Integer,
+            "number" => Self::Number,
+            "boolean" => Self::Boolean,
+            "path_or_id" => Self::PathOrId,
+            "[string]" => Self::StringList,
+            "[integer]" => Self::IntegerList,
+            _ => return None,
+        })
+    }
+
+    fn accepts(self, value: &serde_json::Value) -> bool {
+        use serde_json::Value;
+        match (self, value) {
+            (Self::String, Value::String(_)) => true,
+            (Self::Integer, Value::Number(n)) => n.is_i64(),
+            (Self::Number, Value::Number(_)) => true,
+            (Self::Boolean, Value::Bool(_)) => true,
+            (Self::PathOrId, Value::String(_)) => true,
+            (Self::PathOrId, Value::Number(n)) => n.is_i64(),
+            (Self::StringList, Value::Array(items)) => items.iter().all(Value::is_string),
+            (Self::IntegerList, Value::Array(items)) => items.iter().all(|item| item.is_i64()),
+            _ => false,
+        }
+    }
+}
+
+pub enum Output {
+    Single { ty: String },
+    List { ty: String, key: String, from_map: Option<(String, String)> },
+    Message { text: String },
+}
+
+/// How the Markdown of a result is laid out, fully resolved.
+pub enum View {
+    Card { heading: Option<String>, verb: Option<String>, rows: Vec<FieldView> },
+    Table { heading: String, columns: Vec<FieldView> },
+    Message { heading: String },
+}
+
+#[derive(Clone)]
+pub struct FieldView {
+    /// Each shown field as the chain of fields leading to it (`commit.title` → two).
+    pub paths: Vec<Vec<Field>>,
+    pub label: String,
+    pub kind: FieldKind,
+    pub language_from: Option<String>,
+}
+
+pub struct EntityType {
+    pub name: String,
+    pub description: String,
+    pub kind: String,
+    pub reference: Option<(String, String)>,
+    pub heading: Option<String>,
+    pub link: Option<String>,
+    pub fields: Vec<Field>,
+    pub card: Vec<FieldView>,
+    pub table: Vec<FieldView>,
+}
+
+impl EntityType {
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|field| field.name == name)
+    }
+}
+
+#[derive(Clone)]
+pub struct Field {
+    pub name: String,
+    pub ty: FieldType,
+    /// The type as written (`datetime`, `url`, ...), kept for docs and default kinds.
+    pub written: String,
+    pub required: bool,
+    pub description: Option<String>,
+    pub content_only: bool,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub enum FieldType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Entity(String),
+    List(Box<FieldType>),
+}
+
+/// Names a generated type may not take: generated code uses them from the std prelude.
+const RESERVED_TYPES: &[&str] = &["Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box", "Default", "Self"];
+const SCALARS: &[&str] = &["string", "integer", "number", "boolean", "datetime", "date", "url"];
+const MAX_DESCRIPTION: usize = 420;
+const MAX_TITLE: usize = 60;
+
+/// Resolves the manifest, or returns every problem found.
+pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
+    let mut diagnostics = Vec::new();
+    let shared_path = manifest.shared_path.clone();
+    let types = resolve_types(&shared_path, &manifest.shared.types, &mut diagnostics);
+    let shared_params = &manifest.shared.params;
+    for (name, def) in shared_params {
+        if def.ty.is_none() {
+            diagnostics.push(Diagnostic::file(&shared_path, format!("key `params.{name}.type`: missing")));
+        }
+        if def.description.is_none() {
+            diagnostics.push(Diagnostic::file(&shared_path, format!("key `params.{name}.description`: missing")));
+        }
+    }
+
+    let mut domains = Vec::new();
+    for (path, file) in &manifest.domains {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if stem != file.domain {
+            diagnostics.push(Diagnostic::file(
+                path,
+                format!("key `domain`: `{}` must match the file name `{stem}.yaml`", file.domain),
+            ));
+        }
+        let mut actions = Vec::new();
+        for (name, def) in &file.actions {
+            let mut scope = Scope { path, id: format!("{}.{name}", file.domain), diagnostics: &mut diagnostics };
+            if let Some(action) = resolve_action(&mut scope, &file.domain, name, def, shared_params, &types) {
+                actions.push(action);
+            }
+        }
+        domains.push(Domain {
+            name: file.domain.clone(),
+            title: file.title.clone(),
+            description: file.description.trim().to_owned(),
+            actions,
+        });
+    }
+
+    check_catalog_wide(&manifest, &domains, &mut diagnostics);
+
+    if diagnostics.is_empty() { Ok(Catalog { types, domains }) } else { Err(diagnostics) }
+}
+
+/// Diagnostics for one action, each naming the file and the action id.
+struct Scope<'a> {
+    path: &'a Path,
+    id: String,
+    diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl Scope<'_> {
+    fn error(&mut self, key: &str, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic::action(self.path, &self.id, key, message.into()));
+    }
+}
+
+fn resolve_types(path: &Path, defs: &IndexMap<String, TypeDef>, diagnostics: &mut Vec<Diagnostic>) -> Vec<EntityType> {
+    let mut types = Vec::new();
+    let mut pending_views = Vec::new();
+    for (name, def) in defs {
+        let mut error = |key: &str, message: String| {
+            diagnostics.push(Diagnostic::file(path, format!("type `{name}`: key `{key}`: {message}")));
+        };
+        if RESERVED_TYPES.contains(&name.as_str()) || !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            error("", format!("type names are CamelCase and not one of {}", RESERVED_TYPES.join(", ")));
+        }
+        let parent = def.from.as_ref().and_then(|parent| {
+            let found = defs.get(parent);
+            if found.is_none() {
+                error("from", format!("no type named `{parent}`"));
+            }
+            found
+        });
+        let mut fields = Vec::new();
+        for (field_name, field_def) in &def.fields {
+            let inherited: FieldDef = match (field_def.ty.is_none(), parent) {
+                (true, Some(parent)) => match parent.fields.get(field_name) {
+                    Some(parent_def) => merge_field(parent_def, field_def),
+                    None => {
+                        error(&format!("fields.{field_name}"), format!("`{}` has no such field to inherit", def.from.as_deref().unwrap_or_default()));
+                        continue;
+                    }
+                },
+                _ => field_def.clone(),
+            };
+            let Some(written) = inherited.ty.clone() else {
+                error(&format!("fields.{field_name}.type"), "missing".into());
+                continue;
+            };
+            let Some(ty) = parse_field_type(&written, defs) else {
+                error(&format!("fields.{field_name}.type"), format!("unknown type `{written}` (use {} , an entity type, or `[T]`)", SCALARS.join(", ")));
+                continue;
+            };
+            fields.push(Field {
+                name: field_name.clone(),
+                ty,
+                written,
+                required: inherited.required.unwrap_or(false),
+                description: inherited.description.clone(),
+                content_only: inherited.content_only.unwrap_or(false),
+            });
+        }
+        let kind = def.kind.clone().unwrap_or_else(|| humanize_type(name));
+        let reference = def.reference.as_ref().map(|r| (r.field.clone(), r.prefix.clone()));
+        for (key, field) in [
+            ("reference.field", reference.as_ref().map(|r| &r.0)),
+            ("heading", def.heading.as_ref()),
+            ("link", def.link.as_ref()),
+        ] {
+            if let Some(field) = field
+                && !fields.iter().any(|f| &f.name == field)
+            {
+                error(key, format!("no field named `{field}`"));
+            }
+        }
+        types.push(EntityType {
+            name: name.clone(),
+            description: def.description.trim().to_owned(),
+            kind,
+            reference,
+            heading: def.heading.clone(),
+            link: def.link.clone(),
+            fields,
+            card: Vec::new(),
+            table: Vec::new(),
+        });
+        pending_views.push((&def.card, &def.table));
+    }
+    // Views are resolved once every type exists: a card row may show a list of another
+    // type as a table (so all tables come first), and `user` works with any type that has
+    // a `username`.
+    let mut view_errors = Vec::new();
+    for index in 0..types.len() {
+        let table = resolve_views(&types[index], &types, pending_views[index].1, &mut |key, message| {
+            view_errors.push((index, format!("table.{key}"), message))
+        });
+        if table.iter().any(|c| matches!(c.kind, FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table)) {
+            view_errors.push((index, "table".into(), "`body`, `code_block` and `table` are card sections, not table columns".into()));
+        }
+        types[index].table = table;
+    }
+    for index in 0..types.len() {
+        let card = resolve_views(&types[index], &types, pending_views[index].0, &mut |key, message| {
+            view_errors.push((index, format!("card.{key}"), message))
+        });
+        types[index].card = card;
+    }
+    for (index, key, message) in view_errors {
+        diagnostics.push(Diagnostic::file(path, format!("type `{}`: key `{key}`: {message}", types[index].name)));
+    }
+    types
+}
+
+/// The kind as the YAML spells it.
+fn kind_name(kind: FieldKind) -> String {
+    let debug = format!("{kind:?}");
+    let mut out = String::new();
+    for (i, ch) in debug.chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_lowercase());
+    }
+    out
+}
+
+/// `commit.title` → [commit, title]: every step but the last must be a single entity.
+fn field_path(entity: &EntityType, types: &[EntityType], dotted: &str) -> Result<Vec<Field>, String> {
+    let mut path = Vec::new();
+    let mut current = entity;
+    let steps: Vec<&str> = dotted.split('.').collect();
+    for (index, step) in steps.iter().enumerate() {
+        let field = current.field(step).ok_or_else(|| format!("`{}` has no field `{step}`", current.name))?;
+        path.push(field.clone());
+        if index + 1 < steps.len() {
+            let FieldType::Entity(next) = &field.ty else {
+                return Err(format!("`{}.{step}` is not an entity, so `{dotted}` goes nowhere", current.name));
+            };
+            current = types.iter().find(|t| &t.name == next).ok_or_else(|| format!("no type `{next}`"))?;
+        }
+    }
+    Ok(path)
+}
+
+/// A type a `user` cell can show: it has a required `username` string.
+pub fn is_person(types: &[EntityType], name: &str) -> bool {
+    types
+        .iter()
+        .find(|t| t.name == name)
+        .and_then(|t| t.field("username"))
+        .is_some_and(|f| f.required && f.ty == FieldType::String)
+}
+
+fn merge_field(parent: &FieldDef, child: &FieldDef) -> FieldDef {
+    FieldDef {
+        ty: parent.ty.clone(),
+        required: child.required.or(parent.required),
+        description: child.description.clone().or_else(|| parent.description.clone()),
+        content_only: child.content_only.or(parent.content_only),
+    }
+}
+
+fn parse_field_type(text: &str, types: &IndexMap<String, TypeDef>) -> Option<FieldType> {
+    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        return parse_field_type(inner, types).map(|inner| FieldType::List(Box::new(inner)));
+    }
+    Some(match text {
+        "string" | "datetime" | "date" | "url" => FieldType::String,
+        "integer" => FieldType::Integer,
+        "number" => FieldType::Number,
+        "boolean" => FieldType::Boolean,
+        name if types.contains_key(name) => FieldType::Entity(name.to_owned()),
+        _ => return None,
+    })
+}
+
+fn humanize_type(name: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in name.chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `order_by` → `OrderBy`, as `ident::camel` names the generated enum.
+fn camel_case(name: &str) -> String {
+    name.split('_').map(|part| {
+        let mut chars = part.chars();
+        chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
+    }).collect()
+}
+
+/// "source_branch" → "Source branch".
+pub fn humanize_field(name: &str) -> String {
+    let text = name.replace('_', " ");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The kind a field gets when a view does not name one.
+fn default_kind(field: &Field, types: &[EntityType]) -> FieldKind {
+    match (&field.ty, field.written.as_str()) {
+        (_, "datetime" | "date") => FieldKind::Date,
+        (_, "url") => FieldKind::Url,
+        (FieldType::Integer, _) => FieldKind::Integer,
+        (FieldType::Number, _) => FieldKind::Number,
+        (FieldType::Boolean, _) => FieldKind::Bool,
+        (FieldType::Entity(name), _) if is_person(types, name) => FieldKind::User,
+        (FieldType::List(inner), _) => match inner.as_ref() {
+            FieldType::Entity(name) if is_person(types, name) => FieldKind::Users,
+            FieldType::Entity(_) => FieldKind::Table,
+            _ => FieldKind::List,
+        },
+        _ => FieldKind::Text,
+    }
+}
+
+/// Whether a kind can show a field of this type; `None` when it can, else what it needs.
+fn kind_mismatch(kind: FieldKind, field: &Field, types: &[EntityType]) -> Option<&'static str> {
+    let ty = &field.ty;
+    let is_user = |t: &FieldType| matches!(t, FieldType::Entity(name) if is_person(types, name));
+    let has_table = |t: &FieldType| {
+        matches!(t, FieldType::Entity(name) if types.iter().any(|e| &e.name == name && !e.table.is_empty()))
+    };
+    let ok = match kind {
+        FieldKind::Text | FieldKind::Code | FieldKind::Body | FieldKind::Url | FieldKind::Date | FieldKind::Status => {
+            *ty == FieldType::String
+        }
+        FieldKind::CodeBlock => *ty == FieldType::String,
+        FieldKind::Sha => *ty == FieldType::String,
+        FieldKind::Integer => *ty == FieldType::Integer,
+        FieldKind::Number | FieldKind::Percent | FieldKind::Size | FieldKind::Duration => {
+            matches!(ty, FieldType::Integer | FieldType::Number)
+        }
+        FieldKind::Bool => *ty == FieldType::Boolean,
+        FieldKind::User => is_user(ty),
+        FieldKind::Users => matches!(ty, FieldType::List(inner) if is_user(inner)),
+        FieldKind::Labels | FieldKind::List => matches!(ty, FieldType::List(inner) if **inner == FieldType::String),
+        FieldKind::Reference => matches!(ty, FieldType::Integer | FieldType::String),
+        FieldKind::Transition => *ty == FieldType::String,
+        FieldKind::Table => matches!(ty, FieldType::List(inner) if has_table(inner)),
+    };
+    (!ok).then_some(match kind {
+        FieldKind::Integer => "an integer",
+        FieldKind::Size | FieldKind::Duration | FieldKind::Number | FieldKind::Percent => "a number",
+        FieldKind::Bool => "a boolean",
+        FieldKind::User => "a type with a required `username`",
+        FieldKind::Users => "a list of a type with a required `username`",
+        FieldKind::Table => "a list of a type that declares a `table`",
+        FieldKind::Labels | FieldKind::List => "a `[string]`",
+        FieldKind::Reference => "an integer or a string",
+        _ => "a string",
+    })
+}
+
+fn resolve_views(
+    entity: &EntityType,
+    types: &[EntityType],
+    defs: &[FieldViewDef],
+    error: &mut dyn FnMut(String, String),
+) -> Vec<FieldView> {
+    let mut views = Vec::new();
+    for (index, def) in defs.iter().enumerate() {
+        let names: Vec<String> = match (&def.field, &def.fields) {
+            (Some(field), None) => vec![field.clone()],
+            (None, Some(fields)) if fields.len() == 2 => fields.clone(),
+            (None, Some(_)) => {
+                error(format!("{index}.fields"), "takes exactly two fields".into());
+                continue;
+            }
+            _ => {
+                error(format!("{index}"), "needs exactly one of `field` or `fields`".into());
+                continue;
+            }
+        };
+        let mut paths = Vec::new();
+        for name in &names {
+            match field_path(entity, types, name) {
+                Ok(path) => paths.push(path),
+                Err(message) => error(format!("{index}.field"), message),
+            }
+        }
+        if paths.len() != names.len() {
+            continue;
+        }
+        let resolved: Vec<Field> = paths.iter().map(|path| path.last().expect("paths are never empty").clone()).collect();
+        let kind = match (def.kind, names.len()) {
+            (Some(kind), _) => kind,
+            (None, 2) => FieldKind::Transition,
+            (None, _) => default_kind(&resolved[0], types),
+        };
+        if (names.len() == 2) != (kind == FieldKind::Transition) {
+            error(format!("{index}.kind"), "`transition` takes two `fields`; every other kind one `field`".into());
+            continue;
+        }
+        for field in &resolved {
+            if let Some(needed) = kind_mismatch(kind, field, types) {
+                error(format!("{index}.kind"), format!("`{}` needs {needed}, but `{}` is `{}`", kind_name(kind), field.name, field.written));
+            }
+        }
+        if let Some(language_from) = &def.language_from {
+            if kind != FieldKind::CodeBlock {
+                error(format!("{index}.language_from"), "only applies to `code_block`".into());
+            } else if entity.field(language_from).is_none() {
+                error(format!("{index}.language_from"), format!("`{}` has no field `{language_from}`", entity.name));
+            }
+        }
+        if kind == FieldKind::Reference && entity.link.is_none() {
+            error(format!("{index}.kind"), format!("`reference` needs a `link` field on `{}`", entity.name));
+        }
+        if matches!(kind, FieldKind::Reference | FieldKind::Table | FieldKind::Body | FieldKind::CodeBlock)
+            && paths.iter().any(|p| p.len() > 1)
+        {
+            error(format!("{index}.field"), format!("`{}` shows a field of the type itself, not a nested one", kind_name(kind)));
+        }
+        let label = def.label.clone().unwrap_or_else(|| humanize_field(names[0].rsplit('.').next().unwrap_or_default()));
+        views.push(FieldView { paths, label, kind, language_from: def.language_from.clone() });
+    }
+    views
+}
+
+fn resolve_action(
+    scope: &mut Scope<'_>,
+    domain: &str,
+    name: &str,
+    def: &ActionDef,
+    shared_params: &IndexMap<String, ParamDef>,
+    types: &[EntityType],
+) -> Option<Action> {
+    let errors_before = scope.diagnostics.len();
+    if !is_identifier(name) {
+        scope.error("", "action names are lower_snake_case");
+    }
+    if def.title.len() > MAX_TITLE {
+        scope.error("title", format!("{} characters; keep it under {MAX_TITLE}", def.title.len()));
+    }
+    let description = normalize_space(&def.description);
+    if description.len() > MAX_DESCRIPTION {
+        scope.error("description", format!("{} characters; keep it under {MAX_DESCRIPTION}", description.len()));
+    }
+    if def.safety.read_only && def.safety.destructive {
+        scope.error("safety", "an action cannot be both read_only and destructive");
+    }
+    if def.method == HttpMethod::Get && !def.safety.read_only {
+        scope.error("safety.read_only", "a GET action is read-only");
+    }
+    if def.method != HttpMethod::Get && def.safety.read_only && def.handler.is_none() {
+        scope.error("safety.read_only", "only GET actions (or handlers that only read) are read-only");
+    }
+    if def.method == HttpMethod::Delete && !def.safety.destructive {
+        scope.error("safety.destructive", "a DELETE action is destructive");
+    }
+    if let Some(handler) = &def.handler
+        && !is_identifier(handler)
+    {
+        scope.error("handler", format!("`{handler}` is not a Rust function name"));
+    }
+
+    let segments = parse_path(scope, &def.path);
+    let paginated = def.pagination.is_some();
+    let params = resolve_params(scope, def, shared_params, &segments, paginated);
+    let output = resolve_output(scope, def, types);
+    let view = resolve_view(scope, def, &output, types);
+
+    // Placeholders are filled from the call's parameters, so they may only name required,
+    // scalar ones: an optional parameter could be absent when the text is written.
+    let param_names: BTreeSet<&str> = params
+        .iter()
+        .filter(|p| p.required && !matches!(p.ty, ParamType::StringList | ParamType::IntegerList))
+        .map(|p| p.name.as_str())
+        .collect();
+    for (index, hint) in def.hints.iter().enumerate() {
+        check_placeholders(scope, &format!("hints.{index}.text"), &hint.text, &param_names);
+    }
+    for (key, text) in [
+        ("not_found", def.not_found.as_deref()),
+        ("markdown.heading", def.markdown.as_ref().and_then(|m| m.heading.as_deref())),
+        ("output.message", def.output.message.as_deref()),
+    ] {
+        if let Some(text) = text {
+            check_placeholders(scope, key, text, &param_names);
+        }
+    }
+    if def.not_found.is_some() && !matches!(output, Output::Single { .. }) {
+        scope.error("not_found", "only an action with a single-entity result can report not found");
+    }
+
+    let resource = def.resource.as_ref().map(|resource| {
+        if !resource.uri.starts_with("gitlab://") {
+            scope.error("resource.uri", "must start with `gitlab://`");
+        }
+        check_placeholders(scope, "resource.uri", &resource.uri, &param_names);
+        if !matches!(output, Output::Single { .. }) {
+            scope.error("resource", "only an action with a single-entity result has a resource");
+        }
+        (resource.policy, resource.uri.clone())
+    });
+
+    let hints = def.hints.iter().map(|hint| (hint.action.clone(), normalize_space(&hint.text))).collect();
+
+    let example = match yaml_to_json(&serde_yaml::to_value(&def.example).unwrap_or_default()) {
+        Ok(value) => value,
+        Err(error) => {
+            scope.error("example", error);
+            serde_json::Value::Null
+        }
+    };
+    if let serde_json::Value::Object(example) = &example {
+        for (key, value) in example {
+            match params.iter().find(|p| &p.name == key) {
+                None => scope.error(&format!("example.{key}"), "not a parameter of this action"),
+                Some(param) if !param.ty.accepts(value) => scope.error(&format!("example.{key}"), "does not match the parameter's type"),
+                Some(param) if !param.values.is_empty() && !param.values.iter().any(|v| value == v) => {
+                    scope.error(&format!("example.{key}"), "is not one of the parameter's `enum` values")
+                }
+                Some(_) => {}
+            }
+        }
+        for param in params.iter().filter(|p| p.required) {
+            if !example.contains_key(&param.name) {
+                scope.error("example", format!("the required parameter `{}` is missing", param.name));
+            }
+        }
+    }
+
+    (scope.diagnostics.len() == errors_before).then(|| Action {
+        id: scope.id.clone(),
+        domain: domain.to_owned(),
+        name: name.to_owned(),
+        title: def.title.clone(),
+        description,
+        tags: def.tags.clone(),
+        aliases: def.aliases.clone(),
+        method: def.method,
+        path: def.path.clone(),
+        segments,
+        handler: def.handler.clone(),
+        params,
+        paginated,
+        output,
+        view,
+        safety: def.safety,
+        resource,
+        not_found: def.not_found.as_deref().map(normalize_space),
+        hints,
+        example,
+    })
+}
+
+fn parse_path(scope: &mut Scope<'_>, path: &str) -> Vec<Segment> {
+    let Some(rest) = path.strip_prefix('/') else {
+        scope.error("path", "must start with `/` (relative to /api/v4)");
+        return Vec::new();
+    };
+    let mut segments = Vec::new();
+    for part in rest.split('/') {
+        if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            segments.push(Segment::Param(name.to_owned()));
+        } else if part.is_empty() || part.contains(['{', '}', '?', '#', ':']) {
+            scope.error("path", format!("bad segment `{part}`: use `{{param}}` placeholders and plain literals"));
+        } else {
+            segments.push(Segment::Literal(part.to_owned()));
+        }
+    }
+    segments
+}
+
+fn resolve_params(
+    scope: &mut Scope<'_>,
+    def: &ActionDef,
+    shared: &IndexMap<String, ParamDef>,
+    segments: &[Segment],
+    paginated: bool,
+) -> Vec<Param> {
+    let path_params: Vec<&str> = segments
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Param(name) => Some(name.as_str()),
+            Segment::Literal(_) => None,
+        })
+        .collect();
+    let mut defs: Vec<(String, ParamDef)> = def.params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    if paginated {
+        for name in ["page", "per_page"] {
+            if !def.params.contains_key(name) {
+                defs.push((name.to_owned(), ParamDef::default()));
+            }
+        }
+    }
+
+    let mut params = Vec::new();
+    let mut seen_names = BTreeSet::new();
+    for (name, local) in defs {
+        let key = format!("params.{name}");
+        if !is_identifier(&name) {
+            scope.error(&key, "parameter names are lower_snake_case");
+        }
+        let merged = match (local.ty.is_none(), shared.get(&name)) {
+            (true, Some(base)) => ParamDef {
+                ty: base.ty.clone(),
+                required: local.required.or(base.required),
+                description: local.description.clone().or_else(|| base.description.clone()),
+                values: local.values.clone().or_else(|| base.values.clone()),
+                default: local.default.clone().or_else(|| base.default.clone()),
+                minimum: local.minimum.or(base.minimum),
+                maximum: local.maximum.or(base.maximum),
+                location: local.location.or(base.location),
+                aliases: local.aliases.clone().or_else(|| base.aliases.clone()),
+                api_name: local.api_name.clone().or_else(|| base.api_name.clone()),
+            },
+            (true, None) => {
+                scope.error(&format!("{key}.type"), "missing, and `shared.yaml` defines no parameter of this name");
+                continue;
+            }
+            (false, _) => local,
+        };
+        let written = merged.ty.clone().unwrap_or_default();
+        let Some(ty) = ParamType::parse(&written) else {
+            scope.error(&format!("{key}.type"), format!("unknown type `{written}` (string, integer, number, boolean, path_or_id, [string], [integer])"));
+            continue;
+        };
+        let in_path = path_params.contains(&name.as_str());
+        let location = match (merged.location, in_path) {
+            (Some(ParamLocation::Path), false) => {
+                scope.error(&format!("{key}.in"), "the path has no such placeholder");
+                continue;
+            }
+            (Some(location), true) if location != ParamLocation::Path => {
+                scope.error(&format!("{key}.in"), "this parameter is a path placeholder");
+                continue;
+            }
+            (_, true) => ParamLocation::Path,
+            (Some(location), false) => location,
+            (None, false) => match def.method {
+                HttpMethod::Get | HttpMethod::Delete => ParamLocation::Query,
+                _ => ParamLocation::Body,
+            },
+        };
+        let required = merged.required.unwrap_or(false) || in_path;
+        if in_path && merged.required == Some(false) {
+            scope.error(&format!("{key}.required"), "a path parameter is always required");
+        }
+        if in_path && matches!(ty, ParamType::StringList | ParamType::IntegerList | ParamType::Boolean) {
+            scope.error(&format!("{key}.type"), "a path parameter is a string, an integer or `path_or_id`");
+        }
+        let Some(description) = merged.description.as_deref().map(normalize_space).filter(|d| !d.is_empty()) else {
+            scope.error(&format!("{key}.description"), "missing");
+            continue;
+        };
+        let values = merged.values.clone().unwrap_or_default();
+        if !values.is_empty() && RESERVED_TYPES.contains(&camel_case(&name).as_str()) {
+            scope.error(&key, "an enumerated parameter's type would shadow a std name; rename the parameter");
+        }
+        if !values.is_empty() && ty != ParamType::String {
+            scope.error(&format!("{key}.enum"), "only string parameters take `enum`");
+        }
+        let default = match &merged.default {
+            None => None,
+            Some(value) => match yaml_to_json(value) {
+                Ok(value) if ty.accepts(&value) && (values.is_empty() || values.iter().any(|v| &value == v)) => Some(value),
+                _ => {
+                    scope.error(&format!("{key}.default"), "does not match the parameter's type or `enum`");
+                    None
+                }
+            },
+        };
+        if location == ParamLocation::Local && def.handler.is_none() {
+            scope.error(&format!("{key}.in"), "`local` parameters are read by a `handler`, and this action has none");
+        }
+        if default.is_some() && required {
+            scope.error(&format!("{key}.default"), "a required parameter has no default");
+        }
+        if (merged.minimum.is_some() || merged.maximum.is_some()) && !matches!(ty, ParamType::Integer | ParamType::Number) {
+            scope.error(&format!("{key}.minimum"), "bounds apply to numbers only");
+        }
+        if let (Some(min), Some(max)) = (merged.minimum, merged.maximum)
+            && min > max
+        {
+            scope.error(&format!("{key}.maximum"), "is below `minimum`");
+        }
+        let aliases = merged.aliases.clone().unwrap_or_default();
+        for alias in &aliases {
+            if !seen_names.insert(alias.clone()) {
+                scope.error(&format!("{key}.aliases"), format!("`{alias}` is already a name or alias of another parameter"));
+            }
+        }
+        if !seen_names.insert(name.clone()) {
+            scope.error(&key, "is already an alias of another parameter");
+        }
+        params.push(Param {
+            api_name: merged.api_name.clone().unwrap_or_else(|| name.clone()),
+            name,
+            ty,
+            required,
+            description,
+            values,
+            default,
+            minimum: merged.minimum,
+            maximum: merged.maximum,
+            location,
+            aliases,
+        });
+    }
+    for placeholder in path_params {
+        if !params.iter().any(|p| p.name == placeholder) {
+            scope.error("path", format!("the placeholder `{{{placeholder}}}` has no parameter"));
+        }
+    }
+    params
+}
+
+fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) -> Output {
+    let output = &def.output;
+    let exists = |name: &str| types.iter().any(|t| t.name == name);
+    match (&output.ty, &output.list, &output.message) {
+        (Some(ty), list, None) => {
+            if !exists(ty) {
+                scope.error("output.type", format!("no type named `{ty}` in shared.yaml"));
+            }
+            match list {
+                Some(key) => {
+                    if !is_identifier(key) {
+                        scope.error("output.list", "the list key is lower_snake_case");
+                    }
+                    let from_map = output.from.as_ref().map(|from| {
+                        let entity = types.iter().find(|t| &t.name == ty);
+                        for field in [&from.map.key, &from.map.value] {
+                            if entity.is_some_and(|e| e.field(field).is_none()) {
+                                scope.error("output.from.map", format!("`{ty}` has no field `{field}`"));
+                            }
+                        }
+                        (from.map.key.clone(), from.map.value.clone())
+                    });
+                    Output::List { ty: ty.clone(), key: key.clone(), from_map }
+                }
+                None => {
+                    if output.from.is_some() {
+                        scope.error("output.from", "only a list result can be read from a map");
+                    }
+                    Output::Single { ty: ty.clone() }
+                }
+            }
+        }
+        (None, None, Some(text)) => Output::Message { text: normalize_space(text) },
+        _ => {
+            scope.error("output", "give either `type` (with `list` for a collection) or `message`");
+            Output::Message { text: String::new() }
+        }
+    }
+}
+
+fn resolve_view(
+    scope: &mut Scope<'_>,
+    def: &ActionDef,
+    output: &Output,
+    types: &[EntityType],
+) -> View {
+    let markdown = def.markdown.as_ref();
+    let entity = match output {
+        Output::Single { ty } | Output::List { ty, .. } => types.iter().find(|t| &t.name == ty),
+        Output::Message { .. } => None,
+    };
+    match (output, entity) {
+        (Output::List { key, .. }, Some(entity)) => {
+            if markdown.is_some_and(|m| m.rows.is_some() || m.verb.is_some()) {
+                scope.error("markdown", "`rows` and `verb` are for single results; a list takes `columns`");
+            }
+            let columns = match markdown.and_then(|m| m.columns.as_ref()) {
+                Some(defs) => {
+                    let mut found = Vec::new();
+                    let views = resolve_views(entity, types, defs, &mut |key, message| found.push((key, message)));
+                    for (key, message) in found {
+                        scope.error(&format!("markdown.columns.{key}"), message);
+                    }
+                    views
+                }
+                None => entity.table.clone(),
+            };
+            if columns.iter().any(|c| matches!(c.kind, FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table)) {
+                scope.error("markdown.columns", "`body`, `code_block` and `table` are card sections, not table columns");
+            }
+            if columns.is_empty() {
+                scope.error("markdown.columns", format!("`{}` declares no `table` and the action gives no `columns`", entity.name));
+            }
+            let heading = markdown.and_then(|m| m.heading.clone()).unwrap_or_else(|| humanize_field(key));
+            View::Table { heading, columns }
+        }
+        (Output::Single { .. }, Some(entity)) => {
+            if markdown.is_some_and(|m| m.columns.is_some()) {
+                scope.error("markdown.columns", "`columns` are for lists; a single result takes `rows`");
+            }
+            let rows = match markdown.and_then(|m| m.rows.as_ref()) {
+                Some(defs) => {
+                    let mut found = Vec::new();
+                    let views = resolve_views(entity, types, defs, &mut |key, message| found.push((key, message)));
+                    for (key, message) in found {
+                        scope.error(&format!("markdown.rows.{key}"), message);
+                    }
+                    views
+                }
+                None => entity.card.clone(),
+            };
+            if rows.is_empty() {
+                scope.error("markdown.rows", format!("`{}` declares no `card` and the action gives no `rows`", entity.name));
+            }
+            View::Card {
+                heading: markdown.and_then(|m| m.heading.clone()),
+                verb: markdown.and_then(|m| m.verb.clone()),
+                rows,
+            }
+        }
+        _ => {
+            if markdown.is_some_and(|m| m.columns.is_some() || m.rows.is_some() || m.verb.is_some()) {
+                scope.error("markdown", "a message result takes only a `heading`");
+            }
+            View::Message { heading: markdown.and_then(|m| m.heading.clone()).unwrap_or_else(|| "Done".to_owned()) }
+        }
+    }
+}
+
+/// Names inside `{...}` in a text.
+pub fn placeholders(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else { break };
+        found.push(rest[start + 1..start + len].to_owned());
+        rest = &rest[start + len + 1..];
+    }
+    found
+}
+
+fn check_placeholders(scope: &mut Scope<'_>, key: &str, text: &str, params: &BTreeSet<&str>) {
+    for name in placeholders(text) {
+        if !params.contains(name.as_str()) {
+            scope.error(key, format!("`{{{name}}}` is not a parameter of this action"));
+        }
+    }
+}
+
+fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut Vec<Diagnostic>) {
+    let mut owners: BTreeMap<String, String> = BTreeMap::new();
+    let file_of = |domain: &str| {
+        manifest.domains.iter().find(|(_, f)| f.domain == domain).map(|(p, _)| p.clone()).unwrap_or_default()
+    };
+    let mut domain_names = BTreeSet::new();
+    for domain in domains {
+        if !domain_names.insert(domain.name.clone()) {
+            diagnostics.push(Diagnostic::file(&file_of(&domain.name), format!("domain `{}` is declared twice", domain.name)));
+        }
+        for action in &domain.actions {
+            let names = std::iter::once(action.id.clone()).chain(action.aliases.iter().cloned());
+            for (index, name) in names.enumerate() {
+                let key = if index == 0 { String::new() } else { "aliases".to_owned() };
+                if let Some(owner) = owners.insert(name.clone(), action.id.clone()) {
+                    diagnostics.push(Diagnostic::action(
+                        &file_of(&domain.name),
+                        &action.id,
+                        &key,
+                        format!("`{name}` is already the id or an alias of `{owner}`"),
+                    ));
+                }
+                if index > 0 && !name.contains('.') {
+                    diagnostics.push(Diagnostic::action(&file_of(&domain.name), &action.id, &key, format!("alias `{name}` is not of the form `domain.action`")));
+                }
+            }
+        }
+    }
+    let ids: BTreeSet<&str> = domains.iter().flat_map(|d| d.actions.iter().map(|a| a.id.as_str())).collect();
+    for domain in domains {
+        for action in &domain.actions {
+            for (target, _) in &action.hints {
+                if !ids.contains(target.as_str()) {
+                    diagnostics.push(Diagnostic::action(
+                        &file_of(&domain.name),
+                        &action.id,
+                        "hints",
+                        format!("`{target}` is not an action id"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn normalize_space(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,349 @@
+//! One GitLab REST request, built by generated code and sent by the client.
+//!
+//! Every path parameter is percent-encoded as exactly one segment: `group/project`,
+//! `feature/x?y#z` and `../../x` all stay inside their segment, so no parameter value can
+//! change the shape of the URL. Values that are a dot segment (`.` or `..`), which URL
+//! parsers resolve even when percent-encoded, are refused before anything is sent.
+
+use std::fmt;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Characters left as they are in a path segment or query value: RFC 3986 unreserved.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+pub fn encode_component(text: &str) -> String {
+    utf8_percent_encode(text, UNRESERVED).to_string()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Post => "POST",
+            Self::Put => "PUT",
+            Self::Patch => "PATCH",
+            Self::Delete => "DELETE",
+        }
+    }
+
+    /// Whether a failed attempt may be repeated without changing anything twice.
+    pub fn is_idempotent(self) -> bool {
+        matches!(self, Self::Get)
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Segment {
+    Literal(&'static str),
+    Param(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub method: Method,
+    segments: Vec<Segment>,
+    query: Vec<(String, String)>,
+    body: Map<String, Value>,
+    /// Ask for the body as text rather than JSON (job logs, raw files).
+    pub raw: bool,
+}
+
+/// A value as it goes on the wire: absent, one value, or a list (`name[]=a&name[]=b`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireText {
+    Absent,
+    One(String),
+    Many(Vec<String>),
+}
+
+/// How a parameter value is written into a path segment or a query string.
+pub trait WireValue {
+    fn wire(&self) -> WireText;
+}
+
+impl WireValue for String {
+    fn wire(&self) -> WireText {
+        WireText::One(self.clone())
+    }
+}
+
+impl WireValue for str {
+    fn wire(&self) -> WireText {
+        WireText::One(self.to_owned())
+    }
+}
+
+impl WireValue for i64 {
+    fn wire(&self) -> WireText {
+        WireText::One(self.to_string())
+    }
+}
+
+impl WireValue for f64 {
+    fn wire(&self) -> WireText {
+        WireText::One(self.to_string())
+    }
+}
+
+impl WireValue for bool {
+    fn wire(&self) -> WireText {
+        WireText::One(self.to_string())
+    }
+}
+
+impl<T: WireValue> WireValue for Option<T> {
+    fn wire(&self) -> WireText {
+        self.as_ref().map_or(WireText::Absent, WireValue::wire)
+    }
+}
+
+impl<T: WireValue> WireValue for Vec<T> {
+    fn wire(&self) -> WireText {
+        if self.is_empty() {
+            return WireText::Absent;
+        }
+        let values = self
+            .iter()
+            .flat_map(|item| match item.wire() {
+                WireText::Absent => Vec::new(),
+                WireText::One(value) => vec![value],
+                WireText::Many(values) => values,
+            })
+            .collect();
+        WireText::Many(values)
+    }
+}
+
+impl<T: WireValue + ?Sized> WireValue for &T {
+    fn wire(&self) -> WireText {
+        (**self).wire()
+    }
+}
+
+/// Why a request cannot be sent as built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsafePath {
+    pub value: String,
+}
+
+impl Request {
+    pub fn new(method: Method) -> Self {
+        Self { method, segments: Vec::new(), query: Vec::new(), body: Map::new(), raw: false }
+    }
+
+    pub fn segment(mut self, literal: &'static str) -> Self {
+        self.segments.push(Segment::Literal(literal));
+        self
+    }
+
+    /// A parameter that fills one path segment.
+    pub fn param(mut self, value: &(impl WireValue + ?Sized)) -> Self {
+        let text = match value.wire() {
+            WireText::One(text) => text,
+            WireText::Many(values) => values.join(","),
+            WireText::Absent => String::new(),
+        };
+        self.segments.push(Segment::Param(text));
+        self
+    }
+
+    pub fn query(mut self, name: &str, value: &(impl WireValue + ?Sized)) -> Self {
+        match value.wire() {
+            WireText::Absent => {}
+            WireText::One(text) => self.query.push((name.to_owned(), text)),
+            WireText::Many(values) => {
+                let key = format!("{name}[]");
+                self.query.extend(values.into_iter().map(|value| (key.clone(), value)));
+            }
+        }
+        self
+    }
+
+    pub fn body(mut self, name: &str, value: &impl Serialize) -> Self {
+        match serde_json::to_value(value) {
+            Ok(Value::Null) | Err(_) => {}
+            Ok(Value::Array(items)) if items.is_empty() => {}
+            Ok(value) => {
+                self.body.insert(name.to_owned(), value);
+            }
+        }
+        self
+    }
+
+    pub fn raw(mut self) -> Self {
+        self.raw = true;
+        self
+    }
+
+    /// Replaces (or adds) a query parameter; handlers use it for follow-up pages.
+    pub fn set_query(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.query.retain(|(key, _)| key != name);
+        self.query.push((name.to_owned(), value.into()));
+        self
+    }
+
+    pub fn query_value(&self, name: &str) -> Option<&str> {
+        self.query.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+
+    /// The encoded path, relative to `/api/v4`: `/projects/acme%2Fapi/merge_requests`.
+    pub fn path(&self) -> Result<String, UnsafePath> {
+        let mut path = String::new();
+        for segment in &self.segments {
+            path.push('/');
+            match segment {
+                Segment::Literal(text) => path.push_str(text),
+                Segment::Param(value) => {
+                    if value.is_empty() || value == "." || value == ".." {
+                        return Err(UnsafePath { value: value.clone() });
+                    }
+                    path.push_str(&encode_component(value));
+                }
+            }
+        }
+        Ok(path)
+    }
+
+    /// The encoded query string, without `?`; empty when there is none.
+    pub fn query_string(&self) -> String {
+        let pairs: Vec<String> = self
+            .query
+            .iter()
+            .map(|(key, value)| format!("{}={}", encode_component(key), encode_component(value)))
+            .collect();
+        pairs.join("&")
+    }
+
+    /// Path and query together, as they appear in the upstream request line.
+    pub fn target(&self) -> Result<String, UnsafePath> {
+        let path = self.path()?;
+        let query = self.query_string();
+        Ok(if query.is_empty() { path } else { format!("{path}?{query}") })
+    }
+
+    pub fn json_body(&self) -> Option<&Map<String, Value>> {
+        (!self.body.is_empty() || !matches!(self.method, Method::Get | Method::Delete)).then_some(&self.body)
+    }
+}
+
+/// A project or group: a numeric id, or a full path such as `group/sub/project`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum PathOrId {
+    Id(i64),
+    Path(String),
+}
+
+impl<'de> serde::Deserialize<'de> for PathOrId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Id(i64),
+            Text(String),
+        }
+        Ok(match Raw::deserialize(deserializer)? {
+            Raw::Id(id) => Self::Id(id),
+            Raw::Text(text) => match text.parse::<i64>() {
+                Ok(id) if !text.starts_with(['+', '-', '0']) => Self::Id(id),
+                _ => Self::Path(text),
+            },
+        })
+    }
+}
+
+impl schemars::JsonSchema for PathOrId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PathOrId".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": ["string", "integer"] })
+    }
+}
+
+impl fmt::Display for PathOrId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Id(id) => write!(f, "{id}"),
+            Self::Path(path) => f.write_str(path),
+        }
+    }
+}
+
+impl WireValue for PathOrId {
+    fn wire(&self) -> WireText {
+        WireText::One(self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_params_stay_in_one_segment() {
+        let request = Request::new(Method::Get)
+            .segment("projects")
+            .param(&PathOrId::Path("group/sub/project".into()))
+            .segment("repository")
+            .segment("files")
+            .param("dir/file name?x=1#frag");
+        assert_eq!(
+            request.path().unwrap(),
+            "/projects/group%2Fsub%2Fproject/repository/files/dir%2Ffile%20name%3Fx%3D1%23frag"
+        );
+    }
+
+    #[test]
+    fn dot_segments_are_refused() {
+        for value in [".", "..", ""] {
+            let request = Request::new(Method::Get).segment("projects").param(value);
+            assert!(request.path().is_err(), "{value:?} must not become a segment");
+        }
+        let traversal = Request::new(Method::Get).segment("projects").param("../../admin");
+        assert_eq!(traversal.path().unwrap(), "/projects/..%2F..%2Fadmin");
+    }
+
+    #[test]
+    fn query_lists_and_absent_values() {
+        let request = Request::new(Method::Get)
+            .query("state", &Some("opened".to_owned()))
+            .query("labels", &None::<String>)
+            .query("iids", &vec![1_i64, 2]);
+        assert_eq!(request.query_string(), "state=opened&iids%5B%5D=1&iids%5B%5D=2");
+    }
+
+    #[test]
+    fn path_or_id_reads_numbers_and_paths() {
+        let id: PathOrId = serde_json::from_str("42").unwrap();
+        let numeric_text: PathOrId = serde_json::from_str("\"42\"").unwrap();
+        let path: PathOrId = serde_json::from_str("\"acme/api\"").unwrap();
+        assert_eq!(id, PathOrId::Id(42));
+        assert_eq!(numeric_text, PathOrId::Id(42));
+        assert_eq!(path, PathOrId::Path("acme/api".into()));
+    }
+}

@@ -1,0 +1,121 @@
+//! Changes as a file list plus one patch under a line budget: merge request diffs and
+//! comparisons between two refs share this.
+
+use crate::catalog::generated::merge_request::diffs;
+use crate::catalog::generated::repository::compare as comparison;
+use crate::catalog::generated::types::{CommitRef, DiffFile};
+use crate::dispatch::{ActionError, Context};
+use crate::gitlab::{Method, Request};
+
+/// The most diff pages read for one merge request (100 files a page).
+const MAX_DIFF_PAGES: i64 = 10;
+
+struct Patch {
+    text: String,
+    shown_files: i64,
+    truncated: bool,
+}
+
+/// Joins the files' diffs into one patch of at most `budget` lines, whole files first.
+fn patch(files: &[DiffFile], budget: i64) -> Patch {
+    let mut text = String::new();
+    let mut used = 0;
+    let mut shown_files = 0;
+    let mut truncated = false;
+    for file in files {
+        let header = format!("diff --git a/{} b/{}", file.old_path, file.new_path);
+        let body = file.diff.as_deref().unwrap_or("");
+        let lines: Vec<&str> = std::iter::once(header.as_str()).chain(body.lines()).collect();
+        let room = (budget - used).max(0) as usize;
+        if room == 0 {
+            truncated = true;
+            break;
+        }
+        let take = lines.len().min(room);
+        for line in &lines[..take] {
+            text.push_str(line);
+            text.push('\n');
+        }
+        used += take as i64;
+        shown_files += 1;
+        if take < lines.len() {
+            truncated = true;
+            text.push_str("… (patch cut here: raise max_patch_lines or pass file_path)\n");
+            break;
+        }
+    }
+    Patch { text, shown_files, truncated }
+}
+
+/// `merge_request.diffs`: every changed file, and the patch within `max_patch_lines`.
+pub async fn merge_request_diffs(context: &Context, params: &diffs::Params) -> Result<diffs::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct MergeRequest {
+        iid: i64,
+        title: String,
+        web_url: Option<String>,
+    }
+    let merge_request = Request::new(Method::Get)
+        .segment("projects")
+        .param(&params.project_id)
+        .segment("merge_requests")
+        .param(&params.merge_request_iid);
+    let merge_request: MergeRequest = context.send(merge_request).await?.json()?;
+
+    let mut files: Vec<DiffFile> = Vec::new();
+    let mut page = 1;
+    loop {
+        let request = params.request().set_query("per_page", "100").set_query("page", page.to_string());
+        let response = context.send(request).await?;
+        files.extend(response.items::<DiffFile>()?);
+        match response.pagination.next_page {
+            Some(next) if next <= MAX_DIFF_PAGES => page = next,
+            _ => break,
+        }
+    }
+    if let Some(path) = &params.file_path {
+        let all: Vec<String> = files.iter().map(|f| f.new_path.clone()).collect();
+        files.retain(|f| &f.new_path == path || &f.old_path == path);
+        if files.is_empty() {
+            return Err(ActionError::InvalidParams(format!(
+                "`file_path` {path:?} is not among the files this merge request changes: {}",
+                all.join(", ")
+            )));
+        }
+    }
+    let patch = patch(&files, params.max_patch_lines);
+    Ok(diffs::Output {
+        title: format!("!{} {}", merge_request.iid, merge_request.title),
+        total_files: files.len() as i64,
+        shown_files: patch.shown_files,
+        truncated: patch.truncated,
+        web_url: merge_request.web_url,
+        commits: Vec::new(),
+        files,
+        patch: Some(patch.text).filter(|t| !t.is_empty()),
+    })
+}
+
+/// `repository.compare`: the commits between two refs, the files and the patch.
+pub async fn compare(context: &Context, params: &comparison::Params) -> Result<comparison::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct Comparison {
+        #[serde(default)]
+        commits: Vec<CommitRef>,
+        #[serde(default)]
+        diffs: Vec<DiffFile>,
+        web_url: Option<String>,
+    }
+    let comparison: Comparison = context.send(params.request()).await?.json()?;
+    let patch = patch(&comparison.diffs, params.max_patch_lines);
+    Ok(comparison::Output {
+        title: format!("{}...{}", params.from, params.to),
+        total_files: comparison.diffs.len() as i64,
+        shown_files: patch.shown_files,
+        truncated: patch.truncated,
+        web_url: comparison.web_url,
+        commits: comparison.commits,
+        files: comparison.diffs,
+        patch: Some(patch.text).filter(|t| !t.is_empty()),
+    })
+}

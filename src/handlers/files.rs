@@ -1,0 +1,121 @@
+//! Reading repository files: line windows of text files and byte-capped raw reads.
+
+use base64::Engine as _;
+
+use crate::catalog::generated::repository::{file_get, file_raw as raw};
+use crate::dispatch::{ActionError, Context};
+use crate::gitlab::{ErrorKind, GitlabError, Method, PathOrId, Request};
+
+/// The project's default branch, for reads that name no ref.
+async fn default_branch(context: &Context, project: &PathOrId) -> Result<String, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct Project {
+        default_branch: Option<String>,
+    }
+    let request = Request::new(Method::Get).segment("projects").param(project);
+    let project: Project = context.send(request).await?.json()?;
+    project.default_branch.ok_or_else(|| {
+        ActionError::Gitlab(GitlabError::new(ErrorKind::NotFound, "the project has no default branch (its repository is empty)"))
+    })
+}
+
+/// Whether bytes look like a binary file: a NUL early on, or not UTF-8.
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(8000).any(|&b| b == 0) || std::str::from_utf8(bytes).is_err()
+}
+
+/// `repository.file_get`: a window of `max_lines` lines from `start_line`.
+pub async fn file_window(context: &Context, params: &file_get::Params) -> Result<file_get::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        size: i64,
+        encoding: Option<String>,
+        content: Option<String>,
+        blob_id: Option<String>,
+        last_commit_id: Option<String>,
+    }
+
+    let git_ref = match &params.r#ref {
+        Some(git_ref) => git_ref.clone(),
+        None => default_branch(context, &params.project_id).await?,
+    };
+    let request = params.request().set_query("ref", git_ref.clone());
+    let file: File = context.send(request).await?.json()?;
+    let bytes = match file.encoding.as_deref() {
+        Some("base64") => base64::engine::general_purpose::STANDARD
+            .decode(file.content.as_deref().unwrap_or_default().replace(['\n', '\r'], ""))
+            .map_err(|_| GitlabError::new(ErrorKind::BadResponse, "file content is not valid base64"))?,
+        _ => file.content.unwrap_or_default().into_bytes(),
+    };
+
+    let mut output = file_get::Output {
+        file_path: params.file_path.clone(),
+        r#ref: git_ref,
+        size: file.size,
+        encoding: file.encoding,
+        blob_id: file.blob_id,
+        last_commit_id: file.last_commit_id,
+        total_lines: None,
+        start_line: None,
+        end_line: None,
+        truncated: false,
+        binary: is_binary(&bytes),
+        next_start_line: None,
+        content: None,
+    };
+    if output.binary {
+        return Ok(output);
+    }
+
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len() as i64;
+    let start = params.start_line.max(1);
+    if total > 0 && start > total {
+        return Err(ActionError::InvalidParams(format!(
+            "`start_line` {start} is past the end of the file, which has {total} lines"
+        )));
+    }
+    let end = (start + params.max_lines - 1).min(total);
+    output.total_lines = Some(total);
+    if total > 0 {
+        output.start_line = Some(start);
+        output.end_line = Some(end);
+        output.content = Some(lines[(start - 1) as usize..end as usize].join("\n"));
+    }
+    output.truncated = start > 1 || end < total;
+    output.next_start_line = (end < total).then_some(end + 1);
+    Ok(output)
+}
+
+/// `repository.file_raw`: the first `max_bytes` bytes, or the size of a binary file.
+pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Output, ActionError> {
+    let git_ref = match &params.r#ref {
+        Some(git_ref) => git_ref.clone(),
+        None => default_branch(context, &params.project_id).await?,
+    };
+    let request = params.request().set_query("ref", git_ref.clone()).raw();
+    let body = context.send(request).await?.body;
+    let size = body.len() as i64;
+    let binary = is_binary(&body);
+    let mut shown = 0;
+    let mut content = None;
+    if !binary {
+        let mut cut = (params.max_bytes.max(0) as usize).min(body.len());
+        // Never cut a UTF-8 character in half.
+        while cut < body.len() && (body[cut] & 0b1100_0000) == 0b1000_0000 {
+            cut -= 1;
+        }
+        shown = cut as i64;
+        content = Some(String::from_utf8_lossy(&body[..cut]).into_owned());
+    }
+    Ok(raw::Output {
+        file_path: params.file_path.clone(),
+        r#ref: git_ref,
+        size,
+        shown_bytes: shown,
+        truncated: !binary && shown < size,
+        binary,
+        content,
+    })
+}

@@ -1,0 +1,21 @@
+//! gitlab-mcp: a Model Context Protocol server for the GitLab REST v4 API.
+//!
+//! Every GitLab action is declared in `actions/*.yaml`; `build.rs` turns the manifest into
+//! typed params, outputs, request builders and Markdown formatters (`catalog::generated`).
+//! ARCHITECTURE.md maps the modules; the short version:
+//!
+//! `catalog` (the one list) → `dispatch` (the one execution path: `params`, `policy`,
+//! `gitlab`, `output`) → `server` (MCP over rmcp) and `cli`; `sandbox` is an in-memory
+//! GitLab for demos, tests and benchmarks.
+
+pub mod catalog;
+pub mod dispatch;
+pub mod gitlab;
+pub mod handlers;
+pub mod output;
+pub mod params;
+pub mod policy;
+pub mod prelude;
+pub mod schema;
+pub mod text;
+pub mod tls;

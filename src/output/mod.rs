@@ -1,0 +1,27 @@
+//! The output side of the contract (design.md §7): Markdown for the model, JSON for programs.
+//!
+//! `markdown` is the one writer of cards, tables and hint blocks and owns all escaping;
+//! `cell` describes values by kind; `format` renders dates, sizes and statuses as plain
+//! text; `json` writes JSON text without HTML escaping.
+
+pub mod cell;
+pub mod format;
+pub mod json;
+mod markdown;
+
+pub use markdown::{Card, CardHeading, Markdown, Table};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The structured result of an action that returns no entity: a confirmation.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Done {
+    pub message: String,
+}
+
+impl Done {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}

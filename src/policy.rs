@@ -1,0 +1,125 @@
+//! Which actions this server instance offers and how mutating ones behave (design.md §8).
+//!
+//! Decided per action, never per tool, so every surface, `find`, the docs resources and the
+//! next-step hints agree: a read-only server has no mutating action anywhere, an excluded
+//! action is not offered, safe mode previews instead of mutating, and a destructive action
+//! needs `confirm: true` unless YOLO mode is on.
+
+use crate::catalog::{ACTIONS, Action};
+
+/// How a get result points at its `gitlab://` resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EmbeddedResources {
+    /// A `resource_link` content block (no duplicated JSON). The default.
+    #[default]
+    Link,
+    /// An embedded resource carrying the entity JSON.
+    Embed,
+    /// Nothing.
+    Off,
+}
+
+impl EmbeddedResources {
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text.trim().to_ascii_lowercase().as_str() {
+            "link" | "true" | "on" | "1" | "" => Self::Link,
+            "embed" | "embedded" => Self::Embed,
+            "off" | "false" | "none" | "0" => Self::Off,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub read_only: bool,
+    pub safe_mode: bool,
+    pub yolo: bool,
+    /// Action ids or globs (`*` any run of characters, `?` one) that are not offered.
+    pub exclude: Vec<String>,
+    pub embedded_resources: EmbeddedResources,
+}
+
+/// Why an action is not offered by this instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hidden {
+    ReadOnly,
+    Excluded,
+}
+
+impl Policy {
+    /// `None` when the action is offered, else why not.
+    pub fn hidden(&self, action: &Action) -> Option<Hidden> {
+        if self.read_only && action.is_mutation() {
+            return Some(Hidden::ReadOnly);
+        }
+        if self.exclude.iter().any(|pattern| glob_match(pattern, action.id)) {
+            return Some(Hidden::Excluded);
+        }
+        None
+    }
+
+    pub fn allows(&self, action: &Action) -> bool {
+        self.hidden(action).is_none()
+    }
+
+    /// Every action this instance offers, in catalog order.
+    pub fn visible(&self) -> impl Iterator<Item = &'static Action> + '_ {
+        ACTIONS.iter().filter(|action| self.allows(action))
+    }
+
+    pub fn needs_confirmation(&self, action: &Action) -> bool {
+        action.safety.destructive && !self.yolo
+    }
+
+    /// Parses a comma- or whitespace-separated exclusion list.
+    pub fn parse_exclude(text: &str) -> Vec<String> {
+        text.split([',', ' ', '\n']).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+    }
+}
+
+/// Shell-style matching with `*` and `?`, over the whole text.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    fn matches(pattern: &[char], text: &[char]) -> bool {
+        match pattern.split_first() {
+            None => text.is_empty(),
+            Some(('*', rest)) => (0..=text.len()).any(|skip| matches(rest, &text[skip..])),
+            Some(('?', rest)) => !text.is_empty() && matches(rest, &text[1..]),
+            Some((ch, rest)) => text.first() == Some(ch) && matches(rest, &text[1..]),
+        }
+    }
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    matches(&pattern, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("project.*", "project.delete"));
+        assert!(glob_match("*.delete", "branch.delete"));
+        assert!(!glob_match("*.delete", "branch.delete_merged"));
+        assert!(glob_match("job.?etry", "job.retry"));
+        assert!(glob_match("issue.get", "issue.get"));
+    }
+
+    #[test]
+    fn read_only_hides_every_mutation() {
+        let policy = Policy { read_only: true, ..Policy::default() };
+        assert!(policy.visible().all(|action| action.safety.read_only));
+        assert!(policy.visible().any(|action| action.id == "project.get"));
+        assert!(!policy.allows(catalog::find("project.delete").unwrap()));
+    }
+
+    #[test]
+    fn exclusions() {
+        let policy = Policy { exclude: Policy::parse_exclude("*.delete, job.play"), ..Policy::default() };
+        assert_eq!(policy.hidden(catalog::find("branch.delete").unwrap()), Some(Hidden::Excluded));
+        assert_eq!(policy.hidden(catalog::find("job.play").unwrap()), Some(Hidden::Excluded));
+        assert!(policy.allows(catalog::find("branch.get").unwrap()));
+    }
+}

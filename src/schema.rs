@@ -1,0 +1,130 @@
+//! JSON Schemas of action inputs and outputs, derived from the generated types by schemars.
+//!
+//! schemars describes the Rust types faithfully; this module trims what a model or client
+//! does not need and pays for in every `tools/list`: the `$schema` and root `title`,
+//! integer `format`s, `null` alternatives (we never send or expect `null`: absent fields are
+//! omitted) and, in output schemas, descriptions. Output schemas also gain `next_steps`,
+//! which the dispatcher adds to every result.
+
+use schemars::JsonSchema;
+use schemars::generate::{Contract, SchemaSettings};
+use serde_json::{Map, Value, json};
+
+/// The input schema of a params type: what a caller may send.
+pub fn input<T: JsonSchema>() -> Value {
+    let mut schema = generate::<T>(Contract::Deserialize);
+    compact(&mut schema, Keep::Descriptions);
+    schema
+}
+
+/// The output schema of a result type, with the `next_steps` every result may carry.
+pub fn output<T: JsonSchema>() -> Value {
+    let mut schema = generate::<T>(Contract::Serialize);
+    compact(&mut schema, Keep::Types);
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.insert("next_steps".into(), json!({"type": "array", "items": {"type": "string"}}));
+    }
+    schema
+}
+
+fn generate<T: JsonSchema>(contract: Contract) -> Value {
+    let settings = SchemaSettings::draft2020_12().with(|settings| {
+        settings.meta_schema = None;
+        settings.contract = contract;
+    });
+    settings.into_generator().into_root_schema_for::<T>().to_value()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Descriptions,
+    Types,
+}
+
+fn compact(schema: &mut Value, keep: Keep) {
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+    }
+    strip(schema, keep);
+}
+
+fn strip(value: &mut Value, keep: Keep) {
+    match value {
+        Value::Object(object) => {
+            object.remove("format");
+            if keep == Keep::Types {
+                object.remove("description");
+            }
+            if object.get("default").is_some_and(|d| d.is_null() || d.as_array().is_some_and(Vec::is_empty)) {
+                object.remove("default");
+            }
+            drop_null_type(object);
+            for (key, child) in object.iter_mut() {
+                // Property names are data, not keywords: `properties.description` is a field.
+                if key == "properties" || key == "$defs" {
+                    if let Value::Object(children) = child {
+                        children.values_mut().for_each(|c| strip(c, keep));
+                    }
+                } else {
+                    strip(child, keep);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| strip(item, keep)),
+        _ => {}
+    }
+}
+
+/// `"type": ["string", "null"]` → `"type": "string"`; `anyOf: [X, {"type": "null"}]` → X.
+fn drop_null_type(object: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            object.insert("type".into(), only);
+        }
+    }
+    let single = match object.get_mut("anyOf") {
+        Some(Value::Array(options)) => {
+            options.retain(|o| o.get("type").is_none_or(|t| t != "null"));
+            (options.len() == 1).then(|| options.remove(0))
+        }
+        _ => None,
+    };
+    if let Some(Value::Object(only)) = single {
+        object.remove("anyOf");
+        for (key, value) in only {
+            object.entry(key).or_insert(value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(JsonSchema, serde::Deserialize, serde::Serialize)]
+    #[allow(dead_code, reason = "only the schema is under test")]
+    struct Sample {
+        /// An id.
+        id: i64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    }
+
+    #[test]
+    fn input_schemas_keep_descriptions_and_drop_nulls_and_formats() {
+        let schema = input::<Sample>();
+        assert_eq!(schema["properties"]["id"], json!({"type": "integer", "description": "An id."}));
+        assert_eq!(schema["properties"]["name"], json!({"type": "string"}));
+        assert!(schema.get("title").is_none() && schema.get("$schema").is_none());
+    }
+
+    #[test]
+    fn output_schemas_drop_descriptions_and_add_next_steps() {
+        let schema = output::<Sample>();
+        assert_eq!(schema["properties"]["id"], json!({"type": "integer"}));
+        assert_eq!(schema["properties"]["next_steps"]["items"]["type"], "string");
+        assert_eq!(schema["required"], json!(["id"]));
+    }
+}
