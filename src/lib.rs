@@ -9,13 +9,22 @@
 //! GitLab for demos, tests and benchmarks.
 
 pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod demo;
 pub mod dispatch;
+pub mod docs;
 pub mod gitlab;
 pub mod handlers;
 pub mod output;
 pub mod params;
 pub mod policy;
 pub mod prelude;
+pub mod resources;
+pub mod sandbox;
 pub mod schema;
+pub mod search;
+pub mod server;
+pub mod surfaces;
 pub mod text;
 pub mod tls;

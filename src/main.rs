@@ -1,1 +1,36 @@
-fn main() {}
+//! The `gitlab-mcp` binary: parse the command line, set up logging on stderr, run.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use gitlab_mcp::cli::{Cli, run};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli.options.log);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("gitlab-mcp: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("gitlab-mcp: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else.
+fn init_logging(level: &str) {
+    let level = level.parse::<tracing::Level>().unwrap_or(tracing::Level::WARN);
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false)
+        .init();
+}

@@ -1,0 +1,173 @@
+//! The command line: `serve` (the default), `call`, `catalog`, `demo`, `sandbox`, `docs`
+//! and `codegen`. Every command runs through the same dispatcher as the MCP server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Map, Value};
+
+use crate::config::{GETTING_STARTED, Options};
+use crate::output::json::to_pretty;
+use crate::server::{GitlabServer, call_result, serve_stdio};
+use crate::surfaces::Surface;
+
+#[derive(Debug, Parser)]
+#[command(name = "gitlab-mcp", version, about = "A Model Context Protocol server for GitLab.", long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub options: Options,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the MCP server over stdio (the default).
+    Serve,
+    /// Run one action and print its Markdown (or, with --json, the whole tool result).
+    Call {
+        /// Action id, such as merge_request.list.
+        action: String,
+        /// Parameters; values that parse as JSON (numbers, true, [1,2]) are read as JSON.
+        #[arg(value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// Print the whole MCP tool result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print the structured result after the Markdown.
+        #[arg(long)]
+        structured: bool,
+        /// Confirm a destructive action.
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// List every action.
+    Catalog {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A short MCP session against the sandbox, printed for a person to read.
+    Demo,
+    /// Serve the sandbox GitLab alone over HTTP (for benchmarks, other servers, curl).
+    Sandbox {
+        /// Address to listen on; port 0 picks a free port.
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: SocketAddr,
+    },
+    /// Rewrite the files in generated/ from the catalog and templates.
+    Docs {
+        /// Folder to write into.
+        #[arg(long, default_value = "generated")]
+        out: PathBuf,
+        /// Only check that the folder is up to date.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print the Rust that build.rs generated from actions/.
+    Codegen,
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let options = cli.options;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let Some(connection) = options.connect().await? else {
+                eprintln!("{GETTING_STARTED}");
+                return Ok(ExitCode::from(2));
+            };
+            let policy = std::sync::Arc::new(options.policy()?);
+            let surface = Surface::new(options.surface(), options.meta_param_schema, policy);
+            let server = GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
+            // The sandbox, if any, lives as long as the server.
+            let _sandbox = connection.sandbox;
+            serve_stdio(server).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { action, params, json, structured, confirm } => {
+            let args = parse_params(&params)?;
+            let Some(connection) = options.connect().await? else {
+                eprintln!("{GETTING_STARTED}");
+                return Ok(ExitCode::from(2));
+            };
+            let outcome = connection.dispatcher.call(&action, args, confirm).await;
+            if json {
+                let result = serde_json::to_value(call_result(&outcome))?;
+                println!("{}", to_pretty(&result));
+            } else {
+                println!("{}", outcome.text);
+                if structured && let Some(value) = &outcome.structured {
+                    println!("\n---- structuredContent ----\n{}", to_pretty(value));
+                }
+            }
+            Ok(if outcome.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        Command::Catalog { json } => {
+            let policy = options.policy()?;
+            let actions: Vec<_> = policy.visible().collect();
+            if json {
+                let entries: Vec<Value> = actions.iter().map(|a| crate::docs::catalog_entry(a)).collect();
+                println!("{}", to_pretty(&Value::Array(entries)));
+            } else {
+                for action in actions {
+                    let flag = if action.safety.destructive { "destructive" } else if action.safety.read_only { "read" } else { "write" };
+                    println!("{:<28} {:<6} {:<62} {}", action.id, action.method.as_str(), action.path, flag);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo => crate::demo::run(&options).await,
+        Command::Sandbox { listen } => {
+            let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
+                Ok(text) => crate::sandbox::Faults::parse(&text).map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
+                Err(_) => crate::sandbox::Faults::default(),
+            };
+            let sandbox = crate::sandbox::Sandbox::start(listen, faults).await?;
+            println!("{}", sandbox.url());
+            eprintln!(
+                "Sandbox GitLab on {} (API at /api/v4; token `{}` is alice, `{}` is bob). Ctrl-C stops it.",
+                sandbox.url(),
+                crate::sandbox::TOKEN,
+                crate::sandbox::TOKEN_BOB
+            );
+            use std::io::Write as _;
+            std::io::stdout().flush()?;
+            sandbox.serve_until_signal().await;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Docs { out, check } => {
+            let stale = crate::docs::write_all(&out, check)?;
+            if stale.is_empty() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for file in &stale {
+                    eprintln!("{} is out of date", file.display());
+                }
+                eprintln!("Run `cargo run -- docs` to regenerate it.");
+                Ok(ExitCode::FAILURE)
+            }
+        }
+        Command::Codegen => {
+            print!("{}", include_str!(concat!(env!("OUT_DIR"), "/actions.rs")));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text.
+pub fn parse_params(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
+    let mut args = Map::new();
+    for pair in pairs {
+        let (key, value) =
+            pair.split_once('=').ok_or_else(|| anyhow::anyhow!("expected KEY=VALUE, got `{pair}`"))?;
+        let value = match serde_json::from_str::<Value>(value) {
+            Ok(parsed @ (Value::Number(_) | Value::Bool(_) | Value::Array(_) | Value::Object(_) | Value::Null)) => parsed,
+            _ => Value::String(value.to_owned()),
+        };
+        args.insert(key.trim().to_owned(), value);
+    }
+    Ok(args)
+}

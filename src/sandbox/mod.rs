@@ -1,0 +1,87 @@
+//! An in-memory GitLab that speaks the REST v4 subset the catalog uses (design.md §9).
+//!
+//! `--sandbox` starts it in-process on a random loopback port and points the client at it
+//! with `TOKEN`; `gitlab-mcp sandbox --listen` serves it alone. It is data-driven: routes
+//! are the catalog's own paths (`engine`), records and collection behaviour are seed data
+//! (`seed`, `store`), and only real GitLab behaviour is hand-written (`routes`). It never
+//! talks to the network beyond the loopback address it was given.
+
+mod engine;
+mod http;
+mod routes;
+mod seed;
+mod store;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub use http::{Faults, Logged};
+
+/// The token of the sandbox's default user, `alice`.
+pub const TOKEN: &str = "sandbox-token";
+/// A second user's token (`bob`), for per-token visibility.
+pub const TOKEN_BOB: &str = "sandbox-token-bob";
+
+/// A running sandbox; it stops when dropped.
+pub struct Sandbox {
+    url: String,
+    address: SocketAddr,
+    shared: Arc<http::Shared>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Sandbox {
+    /// Starts a sandbox on `address` (use port 0 for a free port) with the given faults.
+    pub async fn start(address: SocketAddr, faults: Faults) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(address).await?;
+        let address = listener.local_addr()?;
+        let shared = Arc::new(http::Shared::new(seed::store(), faults));
+        let app = http::router(shared.clone());
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stopped.await;
+            };
+            if let Err(error) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
+                tracing::error!(%error, "the sandbox server stopped");
+            }
+        });
+        Ok(Self { url: format!("http://{address}"), address, shared, stop: Some(stop) })
+    }
+
+    /// Starts a sandbox on a free loopback port.
+    pub async fn start_local() -> std::io::Result<Self> {
+        Self::start(SocketAddr::from(([127, 0, 0, 1], 0)), Faults::default()).await
+    }
+
+    /// `http://127.0.0.1:PORT`, the value for `GITLAB_URL`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Every API request served so far.
+    pub fn requests(&self) -> Vec<Logged> {
+        self.shared.requests()
+    }
+
+    /// Waits until the process is asked to stop (Ctrl-C or SIGTERM).
+    pub async fn serve_until_signal(self) {
+        crate::server::shutdown_signal().await;
+        drop(self);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}

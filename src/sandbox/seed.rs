@@ -1,0 +1,71 @@
+//! Loads the sandbox's seed data, compiled into the binary from `seed/`.
+//!
+//! `collections.json` says how each collection behaves; `records/<name>.json` holds its
+//! records as `{"collection": ..., "records": [...]}`. Adding a collection to the sandbox
+//! is adding these two pieces of data.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::store::{Spec, Store};
+
+const COLLECTIONS: &str = include_str!("seed/collections.json");
+
+/// Every records file, in a fixed order.
+const RECORDS: &[(&str, &str)] = &[
+    ("users", include_str!("seed/records/users.json")),
+    ("projects", include_str!("seed/records/projects.json")),
+    ("branches", include_str!("seed/records/branches.json")),
+    ("commits", include_str!("seed/records/commits.json")),
+    ("files", include_str!("seed/records/files.json")),
+    ("merge_requests", include_str!("seed/records/merge_requests.json")),
+    ("mr_notes", include_str!("seed/records/mr_notes.json")),
+    ("issues", include_str!("seed/records/issues.json")),
+    ("issue_notes", include_str!("seed/records/issue_notes.json")),
+    ("pipelines", include_str!("seed/records/pipelines.json")),
+    ("jobs", include_str!("seed/records/jobs.json")),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Collections {
+    external_url: String,
+    now: DateTime<Utc>,
+    collections: BTreeMap<String, Spec>,
+    #[serde(default)]
+    namespaces: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Records {
+    collection: String,
+    records: Vec<Value>,
+}
+
+/// A fresh store holding the seed data. The data is compiled in and checked by tests, so
+/// a malformed file is a bug in this build, not a runtime condition.
+pub fn store() -> Store {
+    let collections: Collections = serde_json::from_str(COLLECTIONS).expect("seed/collections.json is valid");
+    let mut store = Store::new(collections.external_url, collections.now, collections.collections, collections.namespaces);
+    for (name, text) in RECORDS {
+        let records: Records =
+            serde_json::from_str(text).unwrap_or_else(|error| panic!("seed/records/{name}.json is invalid: {error}"));
+        assert!(store.has(&records.collection), "seed/records/{name}.json names an unknown collection");
+        store.insert_seed(&records.collection, records.records);
+    }
+    store
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seed_loads() {
+        let store = super::store();
+        assert!(store.all("projects").len() >= 5);
+        assert!(store.user_by_token("sandbox-token").is_some());
+    }
+}

@@ -1,0 +1,547 @@
+//! The sandbox's in-memory data: collections of JSON records and the generic operations
+//! on them (find, list with filters and pages, create, update, delete).
+//!
+//! Collections and their behaviour (lookup keys, parent scoping, sort order, defaults,
+//! web URL templates) come from `seed/collections.json`; records from `seed/records/`.
+//! Keys that start with `_` are sandbox-only and never leave the store. Time is a fixed
+//! clock that moves one minute per change, so every run produces the same timestamps.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// How a collection behaves, from `collections.json`.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Another collection whose records this one shows (with its own scoping).
+    #[serde(default)]
+    pub alias_of: Option<String>,
+    /// Fields a path parameter may name a record by; the first is the primary key.
+    #[serde(default)]
+    pub keys: Vec<String>,
+    /// Field paths matched, in order, against the primary keys of the records the path
+    /// passes through (`/projects/{id}/merge_requests/{iid}/notes` → project, then MR).
+    #[serde(default)]
+    pub parents: Vec<String>,
+    #[serde(default)]
+    pub not_found: String,
+    /// Default sort field; a leading `-` sorts descending.
+    #[serde(default)]
+    pub order: String,
+    /// Records get a per-parent `iid` on create.
+    #[serde(default)]
+    pub iid: bool,
+    /// Records get the current user as `author` on create.
+    #[serde(default)]
+    pub author: bool,
+    #[serde(default)]
+    pub search: Vec<String>,
+    #[serde(default)]
+    pub required: Vec<String>,
+    /// `{field}`, `{external_url}` and `{project.web_url}` are filled in.
+    #[serde(default)]
+    pub web_url: Option<String>,
+    #[serde(default)]
+    pub defaults: Map<String, Value>,
+    /// Query parameters GitLab assumes when the client sends none.
+    #[serde(default)]
+    pub query_defaults: Map<String, Value>,
+}
+
+/// A request-level failure, answered as GitLab would.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl Failure {
+    pub fn new(status: u16, message: impl Into<Value>) -> Self {
+        Self { status, body: json!({ "message": message.into() }) }
+    }
+
+    /// GitLab's shape for a missing required parameter: `{"error": "title is missing"}`.
+    pub fn missing(field: &str) -> Self {
+        Self { status: 400, body: json!({ "error": format!("{field} is missing") }) }
+    }
+}
+
+pub type Outcome<T> = Result<T, Failure>;
+
+/// One record the request path passed through, with the collection it came from.
+#[derive(Debug, Clone)]
+pub struct Ancestor {
+    pub collection: String,
+    pub record: Value,
+}
+
+impl Ancestor {
+    pub fn primary(&self, store: &Store) -> Value {
+        let key = store.spec(&self.collection).keys.first().cloned().unwrap_or_else(|| "id".into());
+        get_path(&self.record, &key).cloned().unwrap_or(Value::Null)
+    }
+}
+
+pub struct Store {
+    pub external_url: String,
+    now: DateTime<Utc>,
+    specs: BTreeMap<String, Spec>,
+    records: BTreeMap<String, Vec<Value>>,
+    pub namespaces: Vec<Value>,
+}
+
+/// A page of a list and the numbers for the pagination headers.
+#[derive(Debug)]
+pub struct Page {
+    pub items: Vec<Value>,
+    pub page: usize,
+    pub per_page: usize,
+    pub total: usize,
+}
+
+impl Store {
+    pub fn new(external_url: String, now: DateTime<Utc>, specs: BTreeMap<String, Spec>, namespaces: Vec<Value>) -> Self {
+        Self { external_url, now, specs, records: BTreeMap::new(), namespaces }
+    }
+
+    /// The sandbox's current time, as GitLab formats it.
+    pub fn now(&self) -> String {
+        self.now.to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+
+    /// Moves the clock one minute and returns the new time, for a change.
+    pub fn tick(&mut self) -> String {
+        self.now += Duration::minutes(1);
+        self.now()
+    }
+
+    pub fn has(&self, collection: &str) -> bool {
+        self.specs.contains_key(collection)
+    }
+
+    pub fn spec(&self, collection: &str) -> Spec {
+        self.specs.get(collection).cloned().unwrap_or_default()
+    }
+
+    /// The collection that actually holds an alias's records.
+    fn canonical<'a>(&'a self, collection: &'a str) -> &'a str {
+        self.specs.get(collection).and_then(|s| s.alias_of.as_deref()).unwrap_or(collection)
+    }
+
+    pub fn insert_seed(&mut self, collection: &str, records: Vec<Value>) {
+        self.records.entry(collection.to_owned()).or_default().extend(records);
+    }
+
+    pub fn all(&self, collection: &str) -> &[Value] {
+        self.records.get(self.canonical(collection)).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    pub fn all_mut(&mut self, collection: &str) -> &mut Vec<Value> {
+        let canonical = self.canonical(collection).to_owned();
+        self.records.entry(canonical).or_default()
+    }
+
+    /// Records of `collection` under these ancestors.
+    pub fn scoped(&self, collection: &str, ancestors: &[Ancestor]) -> Vec<&Value> {
+        let parents = self.spec(collection).parents;
+        let keys: Vec<Value> = ancestors.iter().map(|a| a.primary(self)).collect();
+        self.all(collection)
+            .iter()
+            .filter(|record| {
+                parents.iter().zip(&keys).all(|(field, key)| get_path(record, field).is_some_and(|v| same(v, key)))
+            })
+            .collect()
+    }
+
+    /// The record a path parameter names, among those under `ancestors`.
+    pub fn find(&self, collection: &str, ancestors: &[Ancestor], value: &str) -> Option<Value> {
+        let keys = self.spec(collection).keys;
+        self.scoped(collection, ancestors)
+            .into_iter()
+            .find(|record| keys.iter().any(|key| get_path(record, key).is_some_and(|v| text(v) == value)))
+            .cloned()
+    }
+
+    /// Filters, sorts and pages the records of a collection for a list request.
+    pub fn list(&self, collection: &str, ancestors: &[Ancestor], query: &Query, user: &Value) -> Page {
+        let spec = self.spec(collection);
+        let mut query = query.clone();
+        for (key, value) in &spec.query_defaults {
+            if query.get(key).is_none() {
+                query.pairs.push((key.clone(), text(value)));
+            }
+        }
+        let mut items: Vec<Value> = self
+            .scoped(collection, ancestors)
+            .into_iter()
+            .filter(|record| self.visible_record(collection, record, user))
+            .filter(|record| query.pairs.iter().all(|(key, value)| filter(record, key, value, &query, &spec, user)))
+            .cloned()
+            .collect();
+        let order = query.get("order_by").map(str::to_owned);
+        let descending = match (query.get("sort"), &order) {
+            (Some(sort), _) => sort == "desc",
+            (None, Some(_)) => true,
+            (None, None) => spec.order.starts_with('-'),
+        };
+        let field = order.unwrap_or_else(|| spec.order.trim_start_matches('-').to_owned());
+        if !field.is_empty() {
+            items.sort_by(|a, b| compare(get_path(a, &field), get_path(b, &field)));
+            if descending {
+                items.reverse();
+            }
+        }
+        let per_page = query.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(20_usize).clamp(1, 100);
+        let page = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1_usize).max(1);
+        let total = items.len();
+        let items = items.into_iter().skip((page - 1) * per_page).take(per_page).map(|r| public(&r)).collect();
+        Page { items, page, per_page, total }
+    }
+
+    /// Projects are visible when public or internal, or to their members; records inside a
+    /// project follow their project (the path already checked it, except for global lists).
+    pub fn visible_project(&self, project: &Value, user: &Value) -> bool {
+        let visibility = project.get("visibility").and_then(Value::as_str).unwrap_or("private");
+        visibility != "private" || is_member(project, user)
+    }
+
+    fn visible_record(&self, collection: &str, record: &Value, user: &Value) -> bool {
+        if collection == "projects" {
+            return self.visible_project(record, user);
+        }
+        if self.spec(collection).parents.is_empty()
+            && let Some(project_id) = record.get("project_id")
+        {
+            return self
+                .all("projects")
+                .iter()
+                .find(|p| p.get("id").is_some_and(|id| same(id, project_id)))
+                .is_some_and(|p| self.visible_project(p, user));
+        }
+        true
+    }
+
+    /// Creates a record from a request body, under `ancestors`.
+    pub fn create(&mut self, collection: &str, ancestors: &[Ancestor], body: &Map<String, Value>, user: &Value) -> Outcome<Value> {
+        let spec = self.spec(collection);
+        for field in &spec.required {
+            if body.get(field).is_none_or(|v| v.is_null() || v.as_str().is_some_and(str::is_empty)) {
+                return Err(Failure::missing(field));
+            }
+        }
+        let mut record = Value::Object(spec.defaults.clone());
+        let keys: Vec<Value> = ancestors.iter().map(|a| a.primary(self)).collect();
+        for (field, key) in spec.parents.iter().zip(&keys) {
+            set_path(&mut record, field, key.clone());
+        }
+        let id = self.all(collection).iter().filter_map(|r| r.get("id").and_then(Value::as_i64)).max().unwrap_or(0) + 1;
+        record["id"] = json!(id);
+        if spec.iid {
+            let iid = self.scoped(collection, ancestors).iter().filter_map(|r| r.get("iid").and_then(Value::as_i64)).max().unwrap_or(0) + 1;
+            record["iid"] = json!(iid);
+        }
+        let now = self.tick();
+        record["created_at"] = json!(now);
+        record["updated_at"] = json!(now);
+        if spec.author {
+            record["author"] = basic_user(user);
+        }
+        self.apply(&mut record, body, user);
+        if let Some(template) = &spec.web_url {
+            record["web_url"] = json!(self.fill(template, &record, ancestors));
+        }
+        self.all_mut(collection).push(record.clone());
+        Ok(record)
+    }
+
+    /// Applies a request body to a record, the way GitLab reads its parameters.
+    pub fn apply(&mut self, record: &mut Value, body: &Map<String, Value>, user: &Value) {
+        for (key, value) in body {
+            match key.as_str() {
+                "labels" => record["labels"] = json!(split_labels(value)),
+                "add_labels" => {
+                    let mut labels = labels_of(record);
+                    for label in split_labels(value) {
+                        if !labels.contains(&label) {
+                            labels.push(label);
+                        }
+                    }
+                    record["labels"] = json!(labels);
+                }
+                "remove_labels" => {
+                    let remove = split_labels(value);
+                    let labels: Vec<String> = labels_of(record).into_iter().filter(|l| !remove.contains(l)).collect();
+                    record["labels"] = json!(labels);
+                }
+                "assignee_ids" | "reviewer_ids" => {
+                    let users: Vec<Value> = ids(value)
+                        .into_iter()
+                        .filter_map(|id| self.all("users").iter().find(|u| u["id"] == json!(id)).map(basic_user))
+                        .collect();
+                    if key == "assignee_ids" {
+                        record["assignee"] = users.first().cloned().unwrap_or(Value::Null);
+                        record["assignees"] = json!(users);
+                    } else {
+                        record["reviewers"] = json!(users);
+                    }
+                }
+                "state_event" => match value.as_str() {
+                    Some("close") => {
+                        record["state"] = json!("closed");
+                        record["closed_at"] = json!(self.now());
+                        record["closed_by"] = basic_user(user);
+                    }
+                    Some("reopen") => {
+                        record["state"] = json!("opened");
+                        record["closed_at"] = Value::Null;
+                        record["closed_by"] = Value::Null;
+                    }
+                    _ => {}
+                },
+                "title" => {
+                    let title = value.as_str().unwrap_or_default();
+                    if record.get("draft").is_some() {
+                        let draft = ["Draft:", "[Draft]", "(Draft)"].iter().any(|p| title.starts_with(p));
+                        record["draft"] = json!(draft);
+                        record["work_in_progress"] = json!(draft);
+                    }
+                    record["title"] = value.clone();
+                }
+                _ => record[key.as_str()] = value.clone(),
+            }
+        }
+    }
+
+    /// Updates the record a path names, in place, and returns it.
+    pub fn update(&mut self, collection: &str, current: &Value, body: &Map<String, Value>, user: &Value) -> Value {
+        let mut record = current.clone();
+        self.apply(&mut record, body, user);
+        record["updated_at"] = json!(self.tick());
+        self.replace(collection, current, record.clone());
+        record
+    }
+
+    /// Replaces a record (found by identity) with a new version.
+    pub fn replace(&mut self, collection: &str, current: &Value, record: Value) {
+        if let Some(slot) = self.all_mut(collection).iter_mut().find(|r| *r == current) {
+            *slot = record;
+        }
+    }
+
+    pub fn remove(&mut self, collection: &str, current: &Value) {
+        self.tick();
+        self.all_mut(collection).retain(|r| r != current);
+    }
+
+    /// Fills `{field}`, `{external_url}` and `{project.<field>}` in a URL template.
+    pub fn fill(&self, template: &str, record: &Value, ancestors: &[Ancestor]) -> String {
+        let project = ancestors.iter().find(|a| a.collection == "projects").map(|a| &a.record);
+        let mut out = String::new();
+        let mut rest = template;
+        while let Some(start) = rest.find('{') {
+            let Some(len) = rest[start..].find('}') else { break };
+            out.push_str(&rest[..start]);
+            let name = &rest[start + 1..start + len];
+            let value = match name {
+                "external_url" => Some(json!(self.external_url)),
+                _ => match name.strip_prefix("project.") {
+                    Some(field) => project.and_then(|p| get_path(p, field)).cloned(),
+                    None => get_path(record, name).cloned(),
+                },
+            };
+            out.push_str(&value.map(|v| text(&v)).unwrap_or_default());
+            rest = &rest[start + len + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    pub fn user_by_token(&self, token: &str) -> Option<Value> {
+        self.all("users")
+            .iter()
+            .find(|u| u.get("_tokens").and_then(Value::as_array).is_some_and(|t| t.iter().any(|v| v == token)))
+            .cloned()
+    }
+}
+
+/// A request's query parameters, in order, with repeated `name[]` keys kept.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name[]` (or a comma-separated `name`).
+    pub fn all(&self, name: &str) -> Vec<String> {
+        let list = format!("{name}[]");
+        let mut values: Vec<String> = self.pairs.iter().filter(|(k, _)| *k == list).map(|(_, v)| v.clone()).collect();
+        if values.is_empty()
+            && let Some(value) = self.get(name)
+        {
+            values = value.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+        }
+        values
+    }
+}
+
+/// Whether a record passes one query parameter. Unknown parameters pass, as in GitLab.
+fn filter(record: &Value, key: &str, value: &str, query: &Query, spec: &Spec, user: &Value) -> bool {
+    let username = user.get("username").and_then(Value::as_str).unwrap_or_default();
+    let has_user = |field: &str, name: &str| match record.get(field) {
+        Some(Value::Array(users)) => users.iter().any(|u| u.get("username").and_then(Value::as_str) == Some(name)),
+        Some(user) => user.get("username").and_then(Value::as_str) == Some(name),
+        None => false,
+    };
+    match key {
+        "page" | "per_page" | "order_by" | "sort" | "with_stats" | "statistics" | "simple" | "include_retried" => true,
+        "search" => {
+            let needle = value.to_lowercase();
+            let fields: Vec<String> = if spec.search.is_empty() { vec!["title".into(), "name".into()] } else { spec.search.clone() };
+            let needle = needle.trim_start_matches('^').trim_end_matches('$');
+            fields.iter().any(|f| record.get(f).and_then(Value::as_str).is_some_and(|t| {
+                let t = t.to_lowercase();
+                if value.starts_with('^') { t.starts_with(needle) } else if value.ends_with('$') { t.ends_with(needle) } else { t.contains(needle) }
+            }))
+        }
+        "labels" => {
+            let have = labels_of(record);
+            value.split(',').map(str::trim).filter(|l| !l.is_empty()).all(|wanted| have.iter().any(|l| l.eq_ignore_ascii_case(wanted)))
+        }
+        "state" if value == "all" => true,
+        "scope" | "scope[]" => match value {
+            "created_by_me" | "created-by-me" => has_user("author", username),
+            "assigned_to_me" | "assigned-to-me" => has_user("assignees", username) || has_user("assignee", username),
+            "all" => true,
+            // Job scopes are statuses: `scope[]=failed&scope[]=success`.
+            _ => query.all("scope").iter().any(|s| record.get("status").and_then(Value::as_str) == Some(s.as_str())),
+        },
+        "author_username" => has_user("author", value),
+        "assignee_username" => has_user("assignees", value) || has_user("assignee", value),
+        "reviewer_username" => has_user("reviewers", value),
+        "username" if record.get("username").is_none() => has_user("user", value),
+        "membership" | "owned" if value == "true" => {
+            let id = user.get("id").cloned().unwrap_or(Value::Null);
+            if key == "owned" { record.get("_owner") == Some(&id) } else { is_member(record, user) }
+        }
+        "membership" | "owned" | "starred" => true,
+        "topic" => record.get("topics").and_then(Value::as_array).is_some_and(|t| t.iter().any(|v| v == value)),
+        "milestone" => record.get("milestone").and_then(|m| m.get("title")).and_then(Value::as_str) == Some(value),
+        "active" => value != "true" || record.get("state").and_then(Value::as_str) == Some("active"),
+        "ref_name" => record.get("_branches").and_then(Value::as_array).is_some_and(|b| b.iter().any(|v| v == value)),
+        "path" if record.get("_paths").is_some() || record.get("_diff").is_some() => touches(record, value),
+        "author" => ["author_name", "author_email"].iter().any(|f| {
+            record.get(*f).and_then(Value::as_str).is_some_and(|t| t.to_lowercase().contains(&value.to_lowercase()))
+        }),
+        "since" => record.get("committed_date").and_then(Value::as_str).is_some_and(|d| d >= value),
+        "until" => record.get("committed_date").and_then(Value::as_str).is_some_and(|d| d <= value),
+        _ => match record.get(key) {
+            Some(field) => text(field) == value,
+            None => true,
+        },
+    }
+}
+
+/// Whether a commit's diff touches a file or directory.
+fn touches(record: &Value, path: &str) -> bool {
+    let prefix = format!("{}/", path.trim_end_matches('/'));
+    record.get("_diff").and_then(Value::as_array).is_some_and(|diffs| {
+        diffs.iter().any(|d| {
+            ["new_path", "old_path"].iter().any(|f| {
+                d.get(*f).and_then(Value::as_str).is_some_and(|p| p == path || p.starts_with(&prefix))
+            })
+        })
+    })
+}
+
+fn is_member(project: &Value, user: &Value) -> bool {
+    let id = user.get("id").cloned().unwrap_or(Value::Null);
+    project.get("_members").and_then(Value::as_array).is_some_and(|m| m.contains(&id))
+}
+
+/// A record without its sandbox-only (`_`) fields.
+pub fn public(record: &Value) -> Value {
+    match record {
+        Value::Object(fields) => {
+            Value::Object(fields.iter().filter(|(k, _)| !k.starts_with('_')).map(|(k, v)| (k.clone(), public(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(public).collect()),
+        other => other.clone(),
+    }
+}
+
+/// GitLab's UserBasic: the way other records embed a user.
+pub fn basic_user(user: &Value) -> Value {
+    let mut out = Map::new();
+    for field in ["id", "username", "name", "state", "locked", "avatar_url", "web_url"] {
+        if let Some(value) = user.get(field) {
+            out.insert(field.into(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// `a.b` → `value["a"]["b"]`.
+pub fn get_path<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.').try_fold(value, |current, key| current.get(key)).filter(|v| !v.is_null())
+}
+
+fn set_path(value: &mut Value, path: &str, new: Value) {
+    let mut current = value;
+    let parts: Vec<&str> = path.split('.').collect();
+    for part in &parts[..parts.len() - 1] {
+        if !current.get(*part).is_some_and(Value::is_object) {
+            current[*part] = json!({});
+        }
+        current = &mut current[*part];
+    }
+    current[parts[parts.len() - 1]] = new;
+}
+
+/// A JSON scalar as query text: strings bare, everything else as JSON.
+pub fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn same(a: &Value, b: &Value) -> bool {
+    text(a) == text(b)
+}
+
+fn compare(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
+    match (a, b) {
+        (Some(Value::Number(x)), Some(Value::Number(y))) => {
+            x.as_f64().unwrap_or_default().total_cmp(&y.as_f64().unwrap_or_default())
+        }
+        (Some(x), Some(y)) => text(x).cmp(&text(y)),
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+}
+
+fn split_labels(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.iter().map(text).collect(),
+        other => text(other).split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect(),
+    }
+}
+
+fn labels_of(record: &Value) -> Vec<String> {
+    record.get("labels").and_then(Value::as_array).map(|l| l.iter().map(text).collect()).unwrap_or_default()
+}
+
+fn ids(value: &Value) -> Vec<i64> {
+    match value {
+        Value::Array(items) => items.iter().filter_map(|v| v.as_i64().or_else(|| text(v).parse().ok())).collect(),
+        other => text(other).split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+    }
+}

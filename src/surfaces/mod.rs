@@ -1,0 +1,143 @@
+//! The three tool surfaces over the one catalog (design.md §6).
+//!
+//! A surface decides what `tools/list` shows and how a `tools/call` names an action; it
+//! never runs anything itself. Every call becomes a `Route`, which the server hands to the
+//! same `Dispatcher`, so the same action gives the same result on every surface.
+//!
+//! - `individual`: one tool per action (`gitlab_merge_request_list`).
+//! - `meta`: one tool per domain (`gitlab_merge_request`) taking `{action, params}`.
+//! - `dynamic`: `gitlab_find_action` and `gitlab_execute_action` (the default).
+
+mod dynamic;
+mod individual;
+mod meta;
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value, json};
+
+use crate::catalog::{Action, Args};
+use crate::policy::Policy;
+use crate::search::FindRequest;
+
+pub use dynamic::{EXECUTE_TOOL, FIND_TOOL, find};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SurfaceKind {
+    /// `gitlab_find_action` + `gitlab_execute_action` (smallest tools/list).
+    #[default]
+    Dynamic,
+    /// One `gitlab_<domain>` tool per domain.
+    Meta,
+    /// One tool per action.
+    Individual,
+}
+
+impl SurfaceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dynamic => "dynamic",
+            Self::Meta => "meta",
+            Self::Individual => "individual",
+        }
+    }
+}
+
+/// How much of each action's parameters a meta tool's input schema spells out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum MetaSchema {
+    /// `action` enum and a free `params` object (smallest).
+    #[default]
+    Opaque,
+    /// One branch per action with parameter names and types.
+    Compact,
+    /// Each action's full input schema.
+    Full,
+}
+
+/// What a tool call asks for.
+#[derive(Debug)]
+pub enum Route {
+    /// Run an action (by any name the dispatcher resolves) with these arguments.
+    Execute { action: String, args: Args, confirm: bool },
+    /// Search the catalog.
+    Find(FindRequest),
+    /// The call cannot be understood; the text says how to repair it.
+    Repair(String),
+}
+
+/// A surface with its tools built once.
+pub struct Surface {
+    pub kind: SurfaceKind,
+    pub meta_schema: MetaSchema,
+    policy: std::sync::Arc<Policy>,
+    tools: OnceLock<Vec<Value>>,
+}
+
+impl Surface {
+    pub fn new(kind: SurfaceKind, meta_schema: MetaSchema, policy: std::sync::Arc<Policy>) -> Self {
+        Self { kind, meta_schema, policy, tools: OnceLock::new() }
+    }
+
+    /// The tools in MCP wire shape (`name`, `title`, `description`, `inputSchema`,
+    /// `outputSchema`, `annotations`), ordered as the catalog is.
+    pub fn tools(&self) -> &[Value] {
+        self.tools.get_or_init(|| match self.kind {
+            SurfaceKind::Individual => individual::tools(&self.policy),
+            SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),
+            SurfaceKind::Dynamic => dynamic::tools(&self.policy),
+        })
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&Value> {
+        self.tools().iter().find(|t| t["name"] == name)
+    }
+
+    /// Maps a call to what it asks for; `None` when no tool has this name.
+    pub fn route(&self, tool: &str, arguments: Map<String, Value>) -> Option<Route> {
+        self.tool(tool)?;
+        Some(match self.kind {
+            SurfaceKind::Individual => individual::route(tool, arguments),
+            SurfaceKind::Meta => meta::route(tool, arguments),
+            SurfaceKind::Dynamic => dynamic::route(tool, arguments),
+        })
+    }
+
+    /// The name a caller uses to reach an action on this surface, for docs and resources.
+    pub fn call_shape(&self, action: &Action) -> Value {
+        match self.kind {
+            SurfaceKind::Individual => json!({"tool": action.tool_name(), "arguments": "params"}),
+            SurfaceKind::Meta => json!({"tool": format!("gitlab_{}", action.domain), "arguments": {"action": action.name, "params": "params"}}),
+            SurfaceKind::Dynamic => json!({"tool": EXECUTE_TOOL, "arguments": {"action": action.id, "params": "params"}}),
+        }
+    }
+}
+
+/// MCP tool annotations from an action's (or a group's) safety flags.
+fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> Value {
+    json!({
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": true,
+    })
+}
+
+/// Takes `confirm: true` out of the arguments, wherever a surface puts it.
+fn take_confirm(arguments: &mut Map<String, Value>) -> bool {
+    matches!(arguments.remove("confirm"), Some(Value::Bool(true)))
+}
+
+/// The object under `key`, or a repair message when it is something else.
+fn object_arg(arguments: &mut Map<String, Value>, key: &str) -> Result<Map<String, Value>, String> {
+    match arguments.remove(key) {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(map)) => Ok(map),
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
+            // Some clients send nested objects as JSON text.
+            Ok(Value::Object(map)) => Ok(map),
+            _ => Err(format!("`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}")),
+        },
+        Some(_) => Err(format!("`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}")),
+    }
+}

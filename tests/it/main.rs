@@ -1,0 +1,16 @@
+//! Integration tests: one binary, one module per area. Most drive the real `gitlab-mcp`
+//! binary as an MCP client would; the rest call the library against an in-process sandbox
+//! whose request log shows exactly what reached "GitLab".
+
+mod support;
+
+mod errors;
+mod generated;
+mod mcp;
+mod paths;
+mod policy;
+mod protocol;
+mod resources;
+mod search;
+mod snapshots;
+mod surfaces;

@@ -1,0 +1,96 @@
+//! The real binary over stdio, driven by the rmcp client: every action's example call on
+//! the individual surface returns Markdown and a `structuredContent` that validates against
+//! the tool's `outputSchema`.
+
+use gitlab_mcp::catalog::ACTIONS;
+use rmcp::model::CallToolRequestParams;
+use serde_json::Value;
+
+use crate::support::{assert_valid, client, text};
+
+#[tokio::test]
+async fn every_action_validates_against_its_output_schema() {
+    let client = client(&[("TOOL_SURFACE", "individual")]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), ACTIONS.len(), "one tool per action");
+
+    // Reads first, then writes, destructive ones last: one sandbox serves them all.
+    let mut order: Vec<_> = ACTIONS.iter().collect();
+    order.sort_by_key(|a| (!a.safety.read_only, a.safety.destructive));
+    for action in order {
+        let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap_or_else(|| panic!("no tool for {}", action.id));
+        let mut arguments = action.example_args();
+        if action.safety.destructive {
+            arguments.insert("confirm".into(), Value::Bool(true));
+        }
+        let result = client
+            .call_tool(CallToolRequestParams::new(action.tool_name()).with_arguments(arguments))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", action.id));
+        let markdown = text(&result);
+        assert_ne!(result.is_error, Some(true), "{} failed: {markdown}", action.id);
+        assert!(markdown.starts_with("## "), "{}: the text is Markdown with a heading:\n{markdown}", action.id);
+        assert!(!markdown.trim_start().starts_with('{'), "{}: the text is not a JSON dump", action.id);
+        let structured = result.structured_content.clone().unwrap_or_else(|| panic!("{}: no structuredContent", action.id));
+        assert!(structured.is_object(), "{}: structuredContent is an object", action.id);
+        let schema = Value::Object(tool.output_schema.as_ref().expect("every tool declares an outputSchema").as_ref().clone());
+        assert_valid(&schema, &structured, action.id);
+        let rendered = serde_json::to_string(&structured).unwrap();
+        assert!(!rendered.contains("null"), "{}: no nulls in structuredContent: {rendered}", action.id);
+        let annotations = result.content[0].as_text().and_then(|t| t.annotations.clone()).expect("annotated text");
+        let expected = if !action.safety.read_only { 0.8 } else if matches!(action.result, gitlab_mcp::catalog::ResultShape::List { .. }) { 0.4 } else { 0.6 };
+        assert_eq!(annotations.priority, Some(expected), "{}: content priority", action.id);
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn tools_carry_annotations_from_the_manifest() {
+    let client = client(&[("TOOL_SURFACE", "individual")]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    for action in ACTIONS {
+        let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap();
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(annotations.read_only_hint, Some(action.safety.read_only), "{}", action.id);
+        assert_eq!(annotations.destructive_hint, Some(action.safety.destructive), "{}", action.id);
+        assert_eq!(annotations.idempotent_hint, Some(action.safety.idempotent), "{}", action.id);
+        assert_eq!(annotations.open_world_hint, Some(true), "{}", action.id);
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdout_carries_only_json_rpc() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(crate::support::BINARY)
+        .args(["--sandbox", "--tool-surface", "individual", "serve"])
+        .env("GITLAB_MCP_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gitlab_project_get","arguments":{"project_id":"acme/platform/api"}}}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "two responses on stdout:\n{stdout}");
+    for line in lines {
+        let message: Value = serde_json::from_str(line).expect("every stdout line is JSON");
+        assert_eq!(message["jsonrpc"], "2.0");
+    }
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("GitLab request"), "debug logs go to stderr: {stderr}");
+    assert!(!stderr.contains("sandbox-token"), "the token is never logged");
+}

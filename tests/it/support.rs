@@ -1,0 +1,58 @@
+//! Shared helpers: the binary as an MCP server, an in-process sandbox, schema checks.
+
+use std::sync::Arc;
+
+use gitlab_mcp::dispatch::{Context, Dispatcher};
+use gitlab_mcp::gitlab::{GitlabClient, Token};
+use gitlab_mcp::policy::Policy;
+use gitlab_mcp::sandbox::{self, Sandbox};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+
+pub const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// The binary serving MCP over stdio on its own sandbox, with extra environment.
+pub async fn client(env: &[(&str, &str)]) -> Client {
+    let command = tokio::process::Command::new(BINARY).configure(|command| {
+        command.args(["--sandbox", "serve"]);
+        for name in ["TOOL_SURFACE", "META_TOOLS", "GITLAB_READ_ONLY", "GITLAB_SAFE_MODE", "GITLAB_YOLO_MODE", "GITLAB_EXCLUDE_ACTIONS", "GITLAB_MCP_EMBEDDED_RESOURCES", "CAPABILITY_SURFACE", "META_PARAM_SCHEMA"] {
+            command.env_remove(name);
+        }
+        for (name, value) in env {
+            command.env(name, value);
+        }
+    });
+    let (transport, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().expect("the binary starts");
+    ().serve(transport).await.expect("the MCP handshake succeeds")
+}
+
+/// A dispatcher talking to an in-process sandbox.
+pub async fn dispatcher(policy: Policy) -> (Dispatcher, Sandbox) {
+    dispatcher_with_token(policy, sandbox::TOKEN).await
+}
+
+pub async fn dispatcher_with_token(policy: Policy, token: &str) -> (Dispatcher, Sandbox) {
+    let sandbox = Sandbox::start_local().await.expect("the sandbox starts");
+    let client = GitlabClient::new(sandbox.url(), Some(Token::new(token)));
+    (Dispatcher::new(Context::new(client), Arc::new(policy)), sandbox)
+}
+
+pub fn args(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().expect("arguments are an object")
+}
+
+/// Fails with every violation when `instance` does not validate against `schema`.
+pub fn assert_valid(schema: &Value, instance: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: invalid schema: {e}"));
+    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "{what}: structuredContent does not match outputSchema:\n{}\n{}", errors.join("\n"), instance);
+}
+
+/// The text of a tool result's first content block.
+pub fn text(result: &rmcp::model::CallToolResult) -> String {
+    result.content.iter().find_map(|c| c.as_text().map(|t| t.text.clone())).unwrap_or_default()
+}
