@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let actions = root.join("actions");
 
@@ -29,7 +31,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {
-            eprintln!("error: the action manifest has {} problem(s):", diagnostics.len());
+            eprintln!(
+                "error: the action manifest has {} problem(s):",
+                diagnostics.len()
+            );
             for diagnostic in &diagnostics {
                 eprintln!("  {diagnostic}");
                 println!("cargo:warning={diagnostic}");

@@ -44,6 +44,17 @@ pub enum Command {
         #[arg(long)]
         confirm: bool,
     },
+    /// Search the catalog as `gitlab_find_action` does (for tuning and debugging).
+    Find {
+        /// The request, in plain words.
+        query: String,
+        /// How many actions to show.
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Show why each action scored as it did.
+        #[arg(long)]
+        explain: bool,
+    },
     /// List every action.
     Catalog {
         /// Print JSON.
@@ -81,13 +92,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let policy = std::sync::Arc::new(options.policy()?);
             let surface = Surface::new(options.surface(), options.meta_param_schema, policy);
-            let server = GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
+            let server =
+                GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
             // The sandbox, if any, lives as long as the server.
             let _sandbox = connection.sandbox;
             serve_stdio(server).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Call { action, params, json, structured, confirm } => {
+        Command::Call {
+            action,
+            params,
+            json,
+            structured,
+            confirm,
+        } => {
             let args = parse_params(&params)?;
             let Some(connection) = options.connect().await? else {
                 eprintln!("{GETTING_STARTED}");
@@ -103,18 +121,61 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     println!("\n---- structuredContent ----\n{}", to_pretty(value));
                 }
             }
-            Ok(if outcome.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if outcome.is_error {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Find {
+            query,
+            limit,
+            explain,
+        } => {
+            let index = crate::search::Index::new(&options.policy()?);
+            let found = index.find(&crate::search::FindRequest {
+                query,
+                limit,
+                explain,
+            });
+            for hit in &found.hits {
+                println!(
+                    "{:>5}  {:<28} {}",
+                    hit.score,
+                    hit.action.id,
+                    hit.reasons.join("; ")
+                );
+            }
+            if !found.ambiguous.is_empty() {
+                println!("ambiguous: {}", found.ambiguous.join(", "));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Catalog { json } => {
             let policy = options.policy()?;
             let actions: Vec<_> = policy.visible().collect();
             if json {
-                let entries: Vec<Value> = actions.iter().map(|a| crate::docs::catalog_entry(a)).collect();
+                let entries: Vec<Value> = actions
+                    .iter()
+                    .map(|a| crate::docs::catalog_entry(a))
+                    .collect();
                 println!("{}", to_pretty(&Value::Array(entries)));
             } else {
                 for action in actions {
-                    let flag = if action.safety.destructive { "destructive" } else if action.safety.read_only { "read" } else { "write" };
-                    println!("{:<28} {:<6} {:<62} {}", action.id, action.method.as_str(), action.path, flag);
+                    let flag = if action.safety.destructive {
+                        "destructive"
+                    } else if action.safety.read_only {
+                        "read"
+                    } else {
+                        "write"
+                    };
+                    println!(
+                        "{:<28} {:<6} {:<62} {}",
+                        action.id,
+                        action.method.as_str(),
+                        action.path,
+                        flag
+                    );
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -122,7 +183,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo => crate::demo::run(&options).await,
         Command::Sandbox { listen } => {
             let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
-                Ok(text) => crate::sandbox::Faults::parse(&text).map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
+                Ok(text) => crate::sandbox::Faults::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
                 Err(_) => crate::sandbox::Faults::default(),
             };
             let sandbox = crate::sandbox::Sandbox::start(listen, faults).await?;
@@ -140,15 +202,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Docs { out, check } => {
             let stale = crate::docs::write_all(&out, check)?;
-            if stale.is_empty() {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                for file in &stale {
+            for file in &stale {
+                if check {
                     eprintln!("{} is out of date", file.display());
+                } else {
+                    eprintln!("rewrote {}", file.display());
                 }
-                eprintln!("Run `cargo run -- docs` to regenerate it.");
-                Ok(ExitCode::FAILURE)
             }
+            if check && !stale.is_empty() {
+                eprintln!("Run `cargo run -- docs` to regenerate it.");
+                return Ok(ExitCode::FAILURE);
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Codegen => {
             print!("{}", include_str!(concat!(env!("OUT_DIR"), "/actions.rs")));
@@ -161,10 +226,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 pub fn parse_params(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
     let mut args = Map::new();
     for pair in pairs {
-        let (key, value) =
-            pair.split_once('=').ok_or_else(|| anyhow::anyhow!("expected KEY=VALUE, got `{pair}`"))?;
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("expected KEY=VALUE, got `{pair}`"))?;
         let value = match serde_json::from_str::<Value>(value) {
-            Ok(parsed @ (Value::Number(_) | Value::Bool(_) | Value::Array(_) | Value::Object(_) | Value::Null)) => parsed,
+            Ok(
+                parsed @ (Value::Number(_)
+                | Value::Bool(_)
+                | Value::Array(_)
+                | Value::Object(_)
+                | Value::Null),
+            ) => parsed,
             _ => Value::String(value.to_owned()),
         };
         args.insert(key.trim().to_owned(), value);

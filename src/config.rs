@@ -18,7 +18,12 @@ use crate::surfaces::{MetaSchema, SurfaceKind};
 #[derive(Debug, Clone, clap::Args)]
 pub struct Options {
     /// Base URL of your GitLab.
-    #[arg(long, env = "GITLAB_URL", default_value = "https://gitlab.com", global = true)]
+    #[arg(
+        long,
+        env = "GITLAB_URL",
+        default_value = "https://gitlab.com",
+        global = true
+    )]
     pub gitlab_url: String,
 
     /// Use the embedded sandbox GitLab instead (no token needed).
@@ -30,31 +35,53 @@ pub struct Options {
     pub tool_surface: Option<SurfaceKind>,
 
     /// How much of each action's params a meta tool's schema spells out.
-    #[arg(long, env = "META_PARAM_SCHEMA", value_enum, default_value_t, global = true)]
+    #[arg(
+        long,
+        env = "META_PARAM_SCHEMA",
+        value_enum,
+        default_value_t,
+        global = true
+    )]
     pub meta_param_schema: MetaSchema,
 
     /// Offer only actions that read.
-    #[arg(long, env = "GITLAB_READ_ONLY", value_parser = BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_READ_ONLY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
     pub read_only: bool,
 
     /// Preview mutating actions instead of running them.
-    #[arg(long, env = "GITLAB_SAFE_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_SAFE_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
     pub safe_mode: bool,
 
     /// Run destructive actions without `confirm: true`.
-    #[arg(long, env = "GITLAB_YOLO_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_YOLO_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
     pub yolo_mode: bool,
 
     /// Action ids or globs not to offer, comma-separated (`project.delete,*.delete`).
-    #[arg(long, env = "GITLAB_EXCLUDE_ACTIONS", default_value = "", global = true)]
+    #[arg(
+        long,
+        env = "GITLAB_EXCLUDE_ACTIONS",
+        default_value = "",
+        global = true
+    )]
     pub exclude_actions: String,
 
     /// How get results point at their gitlab:// resource: link, embed or off.
-    #[arg(long, env = "GITLAB_MCP_EMBEDDED_RESOURCES", default_value = "link", global = true)]
+    #[arg(
+        long,
+        env = "GITLAB_MCP_EMBEDDED_RESOURCES",
+        default_value = "link",
+        global = true
+    )]
     pub embedded_resources: String,
 
     /// Which resources to offer: full, or minimal (only gitlab://tools).
-    #[arg(long, env = "CAPABILITY_SURFACE", value_enum, default_value_t, global = true)]
+    #[arg(
+        long,
+        env = "CAPABILITY_SURFACE",
+        value_enum,
+        default_value_t,
+        global = true
+    )]
     pub capability_surface: CapabilitySurface,
 
     /// Log level on stderr: error, warn, info, debug or trace.
@@ -85,16 +112,24 @@ impl Options {
         }
         match std::env::var("META_TOOLS").map(|v| v.trim().to_ascii_lowercase()) {
             Ok(value) if value == "dynamic" => SurfaceKind::Dynamic,
-            Ok(value) if ["true", "1", "meta", "yes"].contains(&value.as_str()) => SurfaceKind::Meta,
-            Ok(value) if ["false", "0", "no", "individual"].contains(&value.as_str()) => SurfaceKind::Individual,
+            Ok(value) if ["true", "1", "meta", "yes"].contains(&value.as_str()) => {
+                SurfaceKind::Meta
+            }
+            Ok(value) if ["false", "0", "no", "individual"].contains(&value.as_str()) => {
+                SurfaceKind::Individual
+            }
             _ => SurfaceKind::Dynamic,
         }
     }
 
     pub fn policy(&self) -> anyhow::Result<Policy> {
-        let embedded_resources = EmbeddedResources::parse(&self.embedded_resources).ok_or_else(|| {
-            anyhow::anyhow!("GITLAB_MCP_EMBEDDED_RESOURCES must be link, embed or off, not {:?}", self.embedded_resources)
-        })?;
+        let embedded_resources =
+            EmbeddedResources::parse(&self.embedded_resources).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "GITLAB_MCP_EMBEDDED_RESOURCES must be link, embed or off, not {:?}",
+                    self.embedded_resources
+                )
+            })?;
         Ok(Policy {
             read_only: self.read_only,
             safe_mode: self.safe_mode,
@@ -110,20 +145,28 @@ impl Options {
         let policy = Arc::new(self.policy()?);
         if self.sandbox {
             let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
-                Ok(text) => Faults::parse(&text).map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
+                Ok(text) => Faults::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
                 Err(_) => Faults::default(),
             };
-            let sandbox = Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
+            let sandbox =
+                Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
             let client = GitlabClient::new(sandbox.url(), Some(Token::new(sandbox::TOKEN)));
             let dispatcher = Dispatcher::new(Context::new(client), policy);
-            return Ok(Some(Connection { dispatcher, sandbox: Some(sandbox) }));
+            return Ok(Some(Connection {
+                dispatcher,
+                sandbox: Some(sandbox),
+            }));
         }
         let token = ["GITLAB_TOKEN", "GITLAB_PERSONAL_ACCESS_TOKEN"]
             .iter()
             .find_map(|name| std::env::var(name).ok().filter(|t| !t.trim().is_empty()));
         let Some(token) = token else { return Ok(None) };
         let client = GitlabClient::new(&self.gitlab_url, Some(Token::new(token.trim())));
-        Ok(Some(Connection { dispatcher: Dispatcher::new(Context::new(client), policy), sandbox: None }))
+        Ok(Some(Connection {
+            dispatcher: Dispatcher::new(Context::new(client), policy),
+            sandbox: None,
+        }))
     }
 }
 

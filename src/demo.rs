@@ -7,7 +7,9 @@
 use std::process::ExitCode;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ReadResourceRequestParams, ResourceContents};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ReadResourceRequestParams, ResourceContents,
+};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Map, Value, json};
 
@@ -21,11 +23,17 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         command.env("TOOL_SURFACE", options.surface().name());
         command.env_remove("GITLAB_TOKEN");
     });
-    let (transport, _stderr) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn()?;
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
     let client = ().serve(transport).await?;
 
     if let Some(info) = client.peer_info() {
-        let (name, version) = info.server_info.as_ref().map(|s| (s.name.clone(), s.version.clone())).unwrap_or_default();
+        let (name, version) = info
+            .server_info
+            .as_ref()
+            .map(|s| (s.name.clone(), s.version.clone()))
+            .unwrap_or_default();
         section(&format!(
             "Connected to {name} {version} over stdio (MCP {}), talking to the embedded sandbox GitLab",
             info.protocol_version
@@ -33,34 +41,85 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     }
     let tools = client.list_all_tools().await?;
     let bytes = serde_json::to_vec(&tools)?.len();
-    println!("tools/list: {} tools, {bytes} bytes: {}", tools.len(), tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>().join(", "));
+    println!(
+        "tools/list: {} tools, {bytes} bytes: {}",
+        tools.len(),
+        tools
+            .iter()
+            .map(|t| t.name.as_ref())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
 
     let steps: &[(&str, &str, Value)] = &[
-        ("Find the action for a task, in plain words", "gitlab_find_action", json!({"query": "show the open merge requests of a project", "limit": 3})),
-        ("Run it", "gitlab_execute_action", json!({"action": "merge_request.list", "params": {"project_id": "acme/platform/api", "per_page": 5}})),
-        ("Open one merge request (note the resource link)", "gitlab_execute_action", json!({"action": "merge_request.get", "params": {"project": "acme/platform/api", "mr_iid": 42}})),
-        ("Is the default branch green?", "gitlab_execute_action", json!({"action": "pipeline.latest", "params": {"project_id": "acme/platform/api"}})),
-        ("Which jobs failed?", "gitlab_execute_action", json!({"action": "job.list", "params": {"project_id": "acme/platform/api", "pipeline_id": 9012, "scope": ["failed"]}})),
-        ("Why: the end of the failed job's log", "gitlab_execute_action", json!({"action": "job.log", "params": {"project_id": "acme/platform/api", "job_id": 70042, "lines": 12}})),
-        ("A destructive action without confirmation is refused", "gitlab_execute_action", json!({"action": "branch.delete", "params": {"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}})),
-        ("A typo in a parameter gets a repairable error", "gitlab_execute_action", json!({"action": "issue.get", "params": {"project_id": "acme/platform/api", "issue": 17, "colour": "red"}})),
+        (
+            "Find the action for a task, in plain words",
+            "gitlab_find_action",
+            json!({"query": "show the open merge requests of a project", "limit": 3}),
+        ),
+        (
+            "Run it",
+            "gitlab_execute_action",
+            json!({"action": "merge_request.list", "params": {"project_id": "acme/platform/api", "per_page": 5}}),
+        ),
+        (
+            "Open one merge request (note the resource link)",
+            "gitlab_execute_action",
+            json!({"action": "merge_request.get", "params": {"project": "acme/platform/api", "mr_iid": 42}}),
+        ),
+        (
+            "Is the default branch green?",
+            "gitlab_execute_action",
+            json!({"action": "pipeline.latest", "params": {"project_id": "acme/platform/api"}}),
+        ),
+        (
+            "Which jobs failed?",
+            "gitlab_execute_action",
+            json!({"action": "job.list", "params": {"project_id": "acme/platform/api", "pipeline_id": 9012, "scope": ["failed"]}}),
+        ),
+        (
+            "Why: the end of the failed job's log",
+            "gitlab_execute_action",
+            json!({"action": "job.log", "params": {"project_id": "acme/platform/api", "job_id": 70042, "lines": 12}}),
+        ),
+        (
+            "A destructive action without confirmation is refused",
+            "gitlab_execute_action",
+            json!({"action": "branch.delete", "params": {"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}}),
+        ),
+        (
+            "A typo in a parameter gets a repairable error",
+            "gitlab_execute_action",
+            json!({"action": "issue.get", "params": {"project_id": "acme/platform/api", "issue": 17, "colour": "red"}}),
+        ),
     ];
     for (title, tool, arguments) in steps {
         section(title);
         println!("→ {tool} {}\n", to_text(arguments));
         let arguments: Map<String, Value> = arguments.as_object().cloned().unwrap_or_default();
-        let result = client.call_tool(CallToolRequestParams::new(*tool).with_arguments(arguments)).await?;
+        let result = client
+            .call_tool(CallToolRequestParams::new(*tool).with_arguments(arguments))
+            .await?;
         print_result(&result);
     }
 
     section("Read the merge request as a resource");
     let uri = "gitlab://project/acme%2Fplatform%2Fapi/mr/42";
     println!("→ resources/read {uri}\n");
-    let resource = client.read_resource(ReadResourceRequestParams::new(uri)).await?;
+    let resource = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await?;
     for contents in resource.contents {
-        if let ResourceContents::TextResourceContents { text, mime_type, .. } = contents {
+        if let ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } = contents
+        {
             let shown: String = text.chars().take(300).collect();
-            println!("{} ({} bytes): {shown}…", mime_type.unwrap_or_default(), text.len());
+            println!(
+                "{} ({} bytes): {shown}…",
+                mime_type.unwrap_or_default(),
+                text.len()
+            );
         }
     }
     client.cancel().await?;

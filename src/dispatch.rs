@@ -44,7 +44,10 @@ pub enum ActionError {
     /// The arguments do not fit the action (caught by `params::check` or by a handler).
     InvalidParams(String),
     /// A get found nothing: reported as an informational not-found result.
-    NotFound { kind: &'static str, what: String },
+    NotFound {
+        kind: &'static str,
+        what: String,
+    },
     Gitlab(GitlabError),
 }
 
@@ -66,7 +69,8 @@ impl ActionError {
 
 /// Decodes checked arguments into an action's typed parameters.
 pub fn decode<T: DeserializeOwned>(args: Args) -> Result<T, ActionError> {
-    serde_json::from_value(Value::Object(args)).map_err(|error| ActionError::InvalidParams(error.to_string()))
+    serde_json::from_value(Value::Object(args))
+        .map_err(|error| ActionError::InvalidParams(error.to_string()))
 }
 
 /// A runner's successful result: its Markdown and its structured value.
@@ -78,8 +82,13 @@ pub struct Rendered {
 impl Rendered {
     pub fn new(output: &impl Serialize, markdown: Markdown) -> Result<Self, ActionError> {
         match serde_json::to_value(output) {
-            Ok(Value::Object(structured)) => Ok(Self { markdown, structured }),
-            _ => Err(ActionError::InvalidParams("the result is not a JSON object".into())),
+            Ok(Value::Object(structured)) => Ok(Self {
+                markdown,
+                structured,
+            }),
+            _ => Err(ActionError::InvalidParams(
+                "the result is not a JSON object".into(),
+            )),
         }
     }
 }
@@ -108,7 +117,13 @@ pub struct ResourceRef {
 
 impl Outcome {
     pub fn error(text: impl Into<String>) -> Self {
-        Self { text: text.into(), structured: None, is_error: true, kind: None, resource: None }
+        Self {
+            text: text.into(),
+            structured: None,
+            is_error: true,
+            kind: None,
+            resource: None,
+        }
     }
 }
 
@@ -148,7 +163,9 @@ impl Dispatcher {
         let name = name.trim();
         let found = catalog::resolve(name).or_else(|| {
             let bare = name.strip_prefix("gitlab_").unwrap_or(name);
-            catalog::ACTIONS.iter().find(|a| format!("{}_{}", a.domain, a.name) == bare)
+            catalog::ACTIONS
+                .iter()
+                .find(|a| format!("{}_{}", a.domain, a.name) == bare)
         });
         if let Some(action) = found {
             return match self.policy.hidden(action) {
@@ -156,7 +173,8 @@ impl Dispatcher {
                 None => Lookup::Found(action),
             };
         }
-        let same_name: Vec<&'static Action> = self.policy.visible().filter(|a| a.name == name).collect();
+        let same_name: Vec<&'static Action> =
+            self.policy.visible().filter(|a| a.name == name).collect();
         match same_name.as_slice() {
             [only] => return Lookup::Found(only),
             [] => {}
@@ -183,7 +201,10 @@ impl Dispatcher {
     /// Runs one action: check, policy, GitLab, format.
     pub async fn run(&self, action: &'static Action, mut args: Args, confirm: bool) -> Outcome {
         if let Some(reason) = self.policy.hidden(action) {
-            return self.finish(Outcome::error(lookup_failure(action.id, &Lookup::Hidden(action, reason))));
+            return self.finish(Outcome::error(lookup_failure(
+                action.id,
+                &Lookup::Hidden(action, reason),
+            )));
         }
         // `confirm` is a control flag, accepted among the params on every surface.
         let confirm = confirm | matches!(args.remove("confirm"), Some(Value::Bool(true)));
@@ -207,18 +228,24 @@ impl Dispatcher {
             Err(ActionError::NotFound { kind, what }) => {
                 let mut markdown = Markdown::new();
                 markdown.not_found(kind, &what);
-                let steps = self.next_steps(action, &args, None);
-                markdown.next_steps(&steps);
+                markdown.next_steps(&self.not_found_steps(action));
                 Outcome::error(markdown.into_string())
             }
-            Err(ActionError::InvalidParams(message)) => Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id)),
-            Err(ActionError::Gitlab(error)) => Outcome::error(format!("`{}` failed. {}", action.id, error.explain())),
+            Err(ActionError::InvalidParams(message)) => {
+                Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id))
+            }
+            Err(ActionError::Gitlab(error)) => {
+                Outcome::error(format!("`{}` failed. {}", action.id, error.explain()))
+            }
         };
         self.finish(outcome)
     }
 
     fn success(&self, action: &'static Action, args: &Args, rendered: Rendered) -> Outcome {
-        let Rendered { mut markdown, mut structured } = rendered;
+        let Rendered {
+            mut markdown,
+            mut structured,
+        } = rendered;
         let pagination = structured.get("pagination").cloned();
         let steps = self.next_steps(action, args, pagination.as_ref());
         markdown.next_steps(&steps);
@@ -239,20 +266,52 @@ impl Dispatcher {
     /// target this instance offers, with `{param}` placeholders filled in.
     fn next_steps(&self, action: &Action, args: &Args, pagination: Option<&Value>) -> Vec<String> {
         let mut steps = Vec::new();
-        if let Some(next) = pagination.and_then(|p| p.get("next_page")).and_then(Value::as_i64) {
-            steps.push(format!("More results: call `{}` again with `page: {next}`", action.id));
+        if let Some(next) = pagination
+            .and_then(|p| p.get("next_page"))
+            .and_then(Value::as_i64)
+        {
+            steps.push(format!(
+                "More results: call `{}` again with `page: {next}`",
+                action.id
+            ));
         }
         for hint in action.hints {
-            let Some(target) = catalog::find(hint.action) else { continue };
+            let Some(target) = catalog::find(hint.action) else {
+                continue;
+            };
             if !self.policy.allows(target) {
                 continue;
             }
-            steps.push(format!("{}: `{}`", fill(hint.text, args, false), hint.action));
+            steps.push(format!(
+                "{}: `{}`",
+                fill(hint.text, args, false),
+                hint.action
+            ));
         }
         steps
     }
 
-    fn resource(&self, action: &Action, args: &Args, structured: &Map<String, Value>) -> Option<ResourceRef> {
+    /// What to do when a get finds nothing: list the domain to find the right name, and
+    /// check the spelling. The action's own hints are about an entity that exists.
+    fn not_found_steps(&self, action: &Action) -> Vec<String> {
+        let mut steps = Vec::new();
+        let list = catalog::find(&format!("{}.list", action.domain))
+            .filter(|list| self.policy.allows(list));
+        if let Some(list) = list {
+            steps.push(format!("Find the right one with `{}`", list.id));
+        }
+        steps.push(
+            "Check the ids and names: paths, branches and files are case-sensitive".to_owned(),
+        );
+        steps
+    }
+
+    fn resource(
+        &self,
+        action: &Action,
+        args: &Args,
+        structured: &Map<String, Value>,
+    ) -> Option<ResourceRef> {
         let spec = action.resource?;
         let mode = match (spec.policy, self.policy.embedded_resources) {
             (ResourcePolicy::None, _) => return None,
@@ -266,12 +325,18 @@ impl Dispatcher {
             _ => action.domain,
         };
         let embedded = (mode == EmbeddedResources::Embed).then(|| json::to_text(structured));
-        Some(ResourceRef { name: format!("{kind} {}", uri.trim_start_matches("gitlab://")), uri, embedded })
+        Some(ResourceRef {
+            name: format!("{kind} {}", uri.trim_start_matches("gitlab://")),
+            uri,
+            embedded,
+        })
     }
 
     /// The last step for every outcome: the token must not appear anywhere in it.
     fn finish(&self, mut outcome: Outcome) -> Outcome {
-        let Some(token) = self.context.gitlab.token().map(|t| t.expose().to_owned()) else { return outcome };
+        let Some(token) = self.context.gitlab.token().map(|t| t.expose().to_owned()) else {
+            return outcome;
+        };
         if token.len() < 4 {
             return outcome;
         }
@@ -308,7 +373,9 @@ fn fill(template: &str, args: &Args, encode: bool) -> String {
     let mut out = String::new();
     let mut rest = template;
     while let Some(start) = rest.find('{') {
-        let Some(len) = rest[start..].find('}') else { break };
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
         out.push_str(&rest[..start]);
         let name = &rest[start + 1..start + len];
         let value = match args.get(name) {
@@ -316,7 +383,11 @@ fn fill(template: &str, args: &Args, encode: bool) -> String {
             Some(other) => other.to_string(),
             None => String::new(),
         };
-        out.push_str(&if encode { encode_component(&value) } else { value });
+        out.push_str(&if encode {
+            encode_component(&value)
+        } else {
+            value
+        });
         rest = &rest[start + len + 1..];
     }
     out.push_str(rest);
@@ -328,11 +399,19 @@ fn lookup_failure(name: &str, lookup: &Lookup) -> String {
         Lookup::Found(_) => String::new(),
         Lookup::Ambiguous(candidates) => format!(
             "`{name}` is ambiguous: it could be {}. Call again with one of these ids.",
-            candidates.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            candidates
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Lookup::Unknown(suggestions) if !suggestions.is_empty() => format!(
             "Unknown action `{name}`. Did you mean {}? Action ids are `domain.action`; search with `gitlab_find_action` to find one.",
-            suggestions.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            suggestions
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Lookup::Unknown(_) => format!(
             "Unknown action `{name}`. Action ids are `domain.action` (such as `merge_request.list`); search with `gitlab_find_action` to find one."
@@ -342,7 +421,10 @@ fn lookup_failure(name: &str, lookup: &Lookup) -> String {
             action.id
         ),
         Lookup::Hidden(action, Hidden::Excluded) => {
-            format!("`{}` is disabled on this server (GITLAB_EXCLUDE_ACTIONS).", action.id)
+            format!(
+                "`{}` is disabled on this server (GITLAB_EXCLUDE_ACTIONS).",
+                action.id
+            )
         }
     }
 }
@@ -350,7 +432,9 @@ fn lookup_failure(name: &str, lookup: &Lookup) -> String {
 fn safe_mode_preview(action: &Action, args: &Args) -> String {
     let request = match (action.preview)(args.clone()) {
         Ok(request) => request,
-        Err(ActionError::InvalidParams(message)) => return format!("Invalid parameters for `{}`: {message}", action.id),
+        Err(ActionError::InvalidParams(message)) => {
+            return format!("Invalid parameters for `{}`: {message}", action.id);
+        }
         Err(_) => return format!("Safe mode is on: `{}` was not executed.", action.id),
     };
     let target = request.target().unwrap_or_else(|_| action.path.to_owned());
@@ -375,7 +459,14 @@ mod tests {
     fn fill_expands_rfc6570_simple() {
         let args = json!({"project_id": "group/project", "label_id": "priority::high", "merge_request_iid": 12});
         let args = args.as_object().unwrap();
-        assert_eq!(fill("gitlab://project/{project_id}/mr/{merge_request_iid}", args, true), "gitlab://project/group%2Fproject/mr/12");
+        assert_eq!(
+            fill(
+                "gitlab://project/{project_id}/mr/{merge_request_iid}",
+                args,
+                true
+            ),
+            "gitlab://project/group%2Fproject/mr/12"
+        );
         assert_eq!(fill("{label_id}", args, true), "priority%3A%3Ahigh");
         assert_eq!(fill("in {project_id}", args, false), "in group/project");
     }

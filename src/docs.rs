@@ -51,7 +51,11 @@ pub fn catalog_entry(action: &Action) -> Value {
         .collect();
     let result = match action.result {
         ResultShape::Single { entity } => json!({"shape": "single", "entity": entity}),
-        ResultShape::List { entity, key, paginated } => json!({"shape": "list", "entity": entity, "key": key, "paginated": paginated}),
+        ResultShape::List {
+            entity,
+            key,
+            paginated,
+        } => json!({"shape": "list", "entity": entity, "key": key, "paginated": paginated}),
         ResultShape::Message => json!({"shape": "message"}),
     };
     let mut entry = json!({
@@ -107,10 +111,22 @@ fn template_context() -> Value {
 /// Every generated file: its name in `generated/` and its contents.
 pub fn render_all() -> anyhow::Result<Vec<(String, String)>> {
     let mut files = vec![
-        ("catalog.json".to_owned(), to_pretty(&Value::Array(ACTIONS.iter().map(catalog_entry).collect()))),
-        ("tools-dynamic.json".to_owned(), to_pretty(&tools_list(SurfaceKind::Dynamic, MetaSchema::Opaque))),
-        ("tools-meta.json".to_owned(), to_pretty(&tools_list(SurfaceKind::Meta, MetaSchema::Opaque))),
-        ("tools-individual.json".to_owned(), to_pretty(&tools_list(SurfaceKind::Individual, MetaSchema::Opaque))),
+        (
+            "catalog.json".to_owned(),
+            to_pretty(&Value::Array(ACTIONS.iter().map(catalog_entry).collect())),
+        ),
+        (
+            "tools-dynamic.json".to_owned(),
+            to_pretty(&tools_list(SurfaceKind::Dynamic, MetaSchema::Opaque)),
+        ),
+        (
+            "tools-meta.json".to_owned(),
+            to_pretty(&tools_list(SurfaceKind::Meta, MetaSchema::Opaque)),
+        ),
+        (
+            "tools-individual.json".to_owned(),
+            to_pretty(&tools_list(SurfaceKind::Individual, MetaSchema::Opaque)),
+        ),
     ];
     let mut environment = minijinja::Environment::new();
     environment.set_syntax(
@@ -125,7 +141,10 @@ pub fn render_all() -> anyhow::Result<Vec<(String, String)>> {
     }
     let context = minijinja::Value::from(minijinja::value::Serde(template_context()));
     for (name, _) in TEMPLATES {
-        files.push(((*name).to_owned(), environment.get_template(name)?.render(&context)?));
+        files.push((
+            (*name).to_owned(),
+            environment.get_template(name)?.render(&context)?,
+        ));
     }
     for (_, contents) in &mut files {
         if !contents.ends_with('\n') {
@@ -144,7 +163,9 @@ pub fn write_all(dir: &Path, check_only: bool) -> anyhow::Result<Vec<PathBuf>> {
     }
     for (name, contents) in render_all()? {
         let path = dir.join(&name);
-        let current = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
+        let current = std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .replace("\r\n", "\n");
         if current != contents {
             if !check_only {
                 std::fs::write(&path, &contents)?;

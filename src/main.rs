@@ -8,7 +8,11 @@ use gitlab_mcp::cli::{Cli, run};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(&cli.options.log);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("gitlab-mcp: cannot start the async runtime: {error}");
@@ -26,7 +30,9 @@ fn main() -> ExitCode {
 
 /// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else.
 fn init_logging(level: &str) {
-    let level = level.parse::<tracing::Level>().unwrap_or(tracing::Level::WARN);
+    let level = level
+        .parse::<tracing::Level>()
+        .unwrap_or(tracing::Level::WARN);
     tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)

@@ -36,6 +36,7 @@ impl ParamProblems {
 pub fn check(action: &Action, args: Args) -> Result<Args, ParamProblems> {
     let mut problems = Vec::new();
     let mut normalized = Map::new();
+    let mut refused: Vec<&str> = Vec::new();
 
     for (key, value) in args {
         let Some(param) = lookup(action, &key) else {
@@ -46,32 +47,49 @@ pub fn check(action: &Action, args: Args) -> Result<Args, ParamProblems> {
             continue;
         }
         if normalized.contains_key(param.name) {
-            problems.push(format!("`{key}` and `{}` name the same parameter; send only `{}`", param.name, param.name));
+            problems.push(format!(
+                "`{key}` and `{}` name the same parameter; send only `{}`",
+                param.name, param.name
+            ));
             continue;
         }
         match coerce(param, value) {
             Ok(value) => {
                 normalized.insert(param.name.to_owned(), value);
             }
-            Err(problem) => problems.push(format!("`{}`: {problem}", param.name)),
+            Err(problem) => {
+                problems.push(format!("`{}`: {problem}", param.name));
+                refused.push(param.name);
+            }
         }
     }
 
     for param in action.required_params() {
-        if !normalized.contains_key(param.name) {
-            problems.push(format!("`{}` is required: {}", param.name, param.description));
+        if !normalized.contains_key(param.name) && !refused.contains(&param.name) {
+            problems.push(format!(
+                "`{}` is required: {}",
+                param.name, param.description
+            ));
         }
     }
 
     if problems.is_empty() {
         Ok(normalized)
     } else {
-        Err(ParamProblems { action: action.id, problems, accepted: accepted(action) })
+        Err(ParamProblems {
+            action: action.id,
+            problems,
+            accepted: accepted(action),
+        })
     }
 }
 
 fn lookup(action: &Action, key: &str) -> Option<&'static ParamSpec> {
-    action.params.iter().find(|p| p.name == key).or_else(|| action.params.iter().find(|p| p.aliases.contains(&key)))
+    action
+        .params
+        .iter()
+        .find(|p| p.name == key)
+        .or_else(|| action.params.iter().find(|p| p.aliases.contains(&key)))
 }
 
 /// "`foo` is not a parameter" plus the closest real name, if one is close.
@@ -83,7 +101,9 @@ fn unknown(action: &Action, key: &str) -> String {
         .filter(|(distance, name)| *distance <= 2 || name.contains(key) || key.contains(name))
         .min();
     match closest {
-        Some((_, name)) => format!("`{key}` is not a parameter of this action; did you mean `{name}`?"),
+        Some((_, name)) => {
+            format!("`{key}` is not a parameter of this action; did you mean `{name}`?")
+        }
         None => format!("`{key}` is not a parameter of this action"),
     }
 }
@@ -109,7 +129,11 @@ pub fn accepted(action: &Action) -> String {
             format!("`{}` ({})", p.name, notes.join(", "))
         })
         .collect();
-    if list.is_empty() { "none".to_owned() } else { list.join(", ") }
+    if list.is_empty() {
+        "none".to_owned()
+    } else {
+        list.join(", ")
+    }
 }
 
 fn coerce(param: &ParamSpec, value: Value) -> Result<Value, String> {
@@ -132,7 +156,11 @@ fn coerce(param: &ParamSpec, value: Value) -> Result<Value, String> {
 
 fn describe(value: &Value) -> String {
     let text = crate::output::json::to_text(value);
-    if text.chars().count() > 40 { format!("{}…", text.chars().take(40).collect::<String>()) } else { text }
+    if text.chars().count() > 40 {
+        format!("{}…", text.chars().take(40).collect::<String>())
+    } else {
+        text
+    }
 }
 
 fn string(value: Value) -> Result<Value, String> {
@@ -150,7 +178,10 @@ fn path_or_id(value: Value) -> Result<Value, String> {
             let text = text.trim();
             // A model may send the URL-encoded form GitLab's docs show (`group%2Fproject`).
             let text = if text.contains('%') {
-                percent_decode_str(text).decode_utf8().map(|t| t.into_owned()).unwrap_or_else(|_| text.to_owned())
+                percent_decode_str(text)
+                    .decode_utf8()
+                    .map(|t| t.into_owned())
+                    .unwrap_or_else(|_| text.to_owned())
             } else {
                 text.to_owned()
             };
@@ -159,19 +190,30 @@ fn path_or_id(value: Value) -> Result<Value, String> {
                 _ => Ok(Value::String(text.trim_matches('/').to_owned())),
             }
         }
-        other => Err(format!("expected a numeric id or a path such as `group/project`, got {}", describe(&other))),
+        other => Err(format!(
+            "expected a numeric id or a path such as `group/project`, got {}",
+            describe(&other)
+        )),
     }
 }
 
 fn integer(value: Value) -> Result<Value, String> {
     match &value {
         Value::Number(n) if n.is_i64() => Ok(value),
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9e15) => {
-            Ok(Value::Number((n.as_f64().unwrap_or_default() as i64).into()))
+        Value::Number(n)
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9e15) =>
+        {
+            Ok(Value::Number(
+                (n.as_f64().unwrap_or_default() as i64).into(),
+            ))
         }
         Value::String(text) => {
             let trimmed = text.trim().trim_start_matches(['!', '#']);
-            trimmed.parse::<i64>().map(|n| Value::Number(n.into())).map_err(|_| format!("expected an integer, got {}", describe(&value)))
+            trimmed
+                .parse::<i64>()
+                .map(|n| Value::Number(n.into()))
+                .map_err(|_| format!("expected an integer, got {}", describe(&value)))
         }
         _ => Err(format!("expected an integer, got {}", describe(&value))),
     }
@@ -202,9 +244,12 @@ fn boolean(value: Value) -> Result<Value, String> {
 
 fn list(value: Value, item: fn(Value) -> Result<Value, String>) -> Result<Value, String> {
     match value {
-        Value::Array(items) => {
-            items.into_iter().map(item).collect::<Result<Vec<_>, _>>().map(Value::Array).map_err(|e| format!("an item: {e}"))
-        }
+        Value::Array(items) => items
+            .into_iter()
+            .map(item)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array)
+            .map_err(|e| format!("an item: {e}")),
         single => item(single).map(|v| Value::Array(vec![v])),
     }
 }
@@ -214,20 +259,35 @@ fn enumerated(param: &ParamSpec, value: Value) -> Result<Value, String> {
         return Ok(value);
     }
     let text = value.as_str().unwrap_or_default();
-    match param.values.iter().find(|allowed| allowed.eq_ignore_ascii_case(text)) {
+    match param
+        .values
+        .iter()
+        .find(|allowed| allowed.eq_ignore_ascii_case(text))
+    {
         Some(allowed) => Ok(Value::String((*allowed).to_owned())),
-        None => Err(format!("expected one of {}, got {}", param.values.join(", "), describe(&value))),
+        None => Err(format!(
+            "expected one of {}, got {}",
+            param.values.join(", "),
+            describe(&value)
+        )),
     }
 }
 
 fn bounds(param: &ParamSpec, value: &Value) -> Result<(), String> {
-    let Some(number) = value.as_f64() else { return Ok(()) };
+    let Some(number) = value.as_f64() else {
+        return Ok(());
+    };
     match (param.minimum, param.maximum) {
-        (Some(min), Some(max)) if number < min as f64 || number > max as f64 => {
-            Err(format!("expected a value from {min} to {max}, got {}", describe(value)))
+        (Some(min), Some(max)) if number < min as f64 || number > max as f64 => Err(format!(
+            "expected a value from {min} to {max}, got {}",
+            describe(value)
+        )),
+        (Some(min), None) if number < min as f64 => {
+            Err(format!("expected at least {min}, got {}", describe(value)))
         }
-        (Some(min), None) if number < min as f64 => Err(format!("expected at least {min}, got {}", describe(value))),
-        (None, Some(max)) if number > max as f64 => Err(format!("expected at most {max}, got {}", describe(value))),
+        (None, Some(max)) if number > max as f64 => {
+            Err(format!("expected at most {max}, got {}", describe(value)))
+        }
         _ => Ok(()),
     }
 }
@@ -235,12 +295,17 @@ fn bounds(param: &ParamSpec, value: &Value) -> Result<(), String> {
 /// A path value must stay a name: no empty value, no `.` or `..` component, no control
 /// characters. (Other characters, `/`, `?` and `#` included, are percent-encoded.)
 fn path_safe(value: &Value) -> Result<(), String> {
-    let Some(text) = value.as_str() else { return Ok(()) };
+    let Some(text) = value.as_str() else {
+        return Ok(());
+    };
     if text.is_empty() {
         return Err("must not be empty".into());
     }
     if text.split('/').any(|part| part == "." || part == "..") {
-        return Err(format!("{} contains a `.` or `..` path component, which is not allowed", describe(value)));
+        return Err(format!(
+            "{} contains a `.` or `..` path component, which is not allowed",
+            describe(value)
+        ));
     }
     if text.chars().any(char::is_control) {
         return Err("must not contain control characters".into());
@@ -264,35 +329,65 @@ mod tests {
 
     #[test]
     fn aliases_become_canonical_names() {
-        let checked = check(mr_get(), args(json!({"project": "acme/platform/api", "mr_iid": "12"}))).unwrap();
-        assert_eq!(Value::Object(checked), json!({"project_id": "acme/platform/api", "merge_request_iid": 12}));
+        let checked = check(
+            mr_get(),
+            args(json!({"project": "acme/platform/api", "mr_iid": "12"})),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(checked),
+            json!({"project_id": "acme/platform/api", "merge_request_iid": 12})
+        );
     }
 
     #[test]
     fn url_encoded_paths_are_decoded() {
-        let checked = check(mr_get(), args(json!({"project_id": "acme%2Fplatform%2Fapi", "merge_request_iid": 1}))).unwrap();
+        let checked = check(
+            mr_get(),
+            args(json!({"project_id": "acme%2Fplatform%2Fapi", "merge_request_iid": 1})),
+        )
+        .unwrap();
         assert_eq!(checked["project_id"], "acme/platform/api");
     }
 
     #[test]
     fn every_problem_is_reported_at_once() {
-        let problems = check(mr_get(), args(json!({"merge_request_iid": "abc", "colour": "red"}))).unwrap_err();
+        let problems = check(
+            mr_get(),
+            args(json!({"merge_request_iid": "abc", "colour": "red"})),
+        )
+        .unwrap_err();
         let message = problems.message();
         assert!(message.contains("`colour` is not a parameter"), "{message}");
-        assert!(message.contains("`merge_request_iid`: expected an integer, got \"abc\""), "{message}");
+        assert!(
+            message.contains("`merge_request_iid`: expected an integer, got \"abc\""),
+            "{message}"
+        );
         assert!(message.contains("`project_id` is required"), "{message}");
-        assert!(message.contains("Accepted parameters: `project_id` (required"), "{message}");
+        assert!(
+            message.contains("Accepted parameters: `project_id` (required"),
+            "{message}"
+        );
     }
 
     #[test]
     fn path_traversal_is_refused() {
         let action = catalog::find("repository.file_get").expect("repository.file_get exists");
         for bad in ["../../etc/passwd", "a/../b", "..", "."] {
-            let result = check(action, args(json!({"project_id": "acme/platform/api", "file_path": bad})));
+            let result = check(
+                action,
+                args(json!({"project_id": "acme/platform/api", "file_path": bad})),
+            );
             let message = result.unwrap_err().message();
             assert!(message.contains("`file_path`"), "{bad}: {message}");
         }
-        assert!(check(action, args(json!({"project_id": 1, "file_path": "dir/a?b#c.md"}))).is_ok());
+        assert!(
+            check(
+                action,
+                args(json!({"project_id": 1, "file_path": "dir/a?b#c.md"}))
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -300,8 +395,19 @@ mod tests {
         let action = catalog::find("merge_request.list").expect("merge_request.list exists");
         let checked = check(action, args(json!({"project_id": 1, "state": "OPENED"}))).unwrap();
         assert_eq!(checked["state"], "opened");
-        let message = check(action, args(json!({"project_id": 1, "state": "open", "per_page": 500}))).unwrap_err().message();
-        assert!(message.contains("`state`: expected one of opened, closed, locked, merged, all"), "{message}");
-        assert!(message.contains("`per_page`: expected a value from 1 to 100, got 500"), "{message}");
+        let message = check(
+            action,
+            args(json!({"project_id": 1, "state": "open", "per_page": 500})),
+        )
+        .unwrap_err()
+        .message();
+        assert!(
+            message.contains("`state`: expected one of opened, closed, locked, merged, all"),
+            "{message}"
+        );
+        assert!(
+            message.contains("`per_page`: expected a value from 1 to 100, got 500"),
+            "{message}"
+        );
     }
 }

@@ -53,7 +53,11 @@ impl Policy {
         if self.read_only && action.is_mutation() {
             return Some(Hidden::ReadOnly);
         }
-        if self.exclude.iter().any(|pattern| glob_match(pattern, action.id)) {
+        if self
+            .exclude
+            .iter()
+            .any(|pattern| glob_match(pattern, action.id))
+        {
             return Some(Hidden::Excluded);
         }
         None
@@ -74,7 +78,11 @@ impl Policy {
 
     /// Parses a comma- or whitespace-separated exclusion list.
     pub fn parse_exclude(text: &str) -> Vec<String> {
-        text.split([',', ' ', '\n']).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+        text.split([',', ' ', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
     }
 }
 
@@ -109,7 +117,10 @@ mod tests {
 
     #[test]
     fn read_only_hides_every_mutation() {
-        let policy = Policy { read_only: true, ..Policy::default() };
+        let policy = Policy {
+            read_only: true,
+            ..Policy::default()
+        };
         assert!(policy.visible().all(|action| action.safety.read_only));
         assert!(policy.visible().any(|action| action.id == "project.get"));
         assert!(!policy.allows(catalog::find("project.delete").unwrap()));
@@ -117,9 +128,18 @@ mod tests {
 
     #[test]
     fn exclusions() {
-        let policy = Policy { exclude: Policy::parse_exclude("*.delete, job.play"), ..Policy::default() };
-        assert_eq!(policy.hidden(catalog::find("branch.delete").unwrap()), Some(Hidden::Excluded));
-        assert_eq!(policy.hidden(catalog::find("job.play").unwrap()), Some(Hidden::Excluded));
+        let policy = Policy {
+            exclude: Policy::parse_exclude("*.delete, job.play"),
+            ..Policy::default()
+        };
+        assert_eq!(
+            policy.hidden(catalog::find("branch.delete").unwrap()),
+            Some(Hidden::Excluded)
+        );
+        assert_eq!(
+            policy.hidden(catalog::find("job.play").unwrap()),
+            Some(Hidden::Excluded)
+        );
         assert!(policy.allows(catalog::find("branch.get").unwrap()));
     }
 }

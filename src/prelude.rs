@@ -6,10 +6,10 @@
 
 pub use crate::catalog::generated::types::*;
 pub use crate::catalog::{
-    Action, ActionFuture, Args, DomainInfo, Hint, Location, ParamSpec, ParamType, ResourcePolicy, ResourceSpec,
-    ResultShape, Safety,
+    Action, ActionFuture, Args, DomainInfo, Hint, Location, ParamSpec, ParamType, ResourcePolicy,
+    ResourceSpec, ResultShape, Safety,
 };
 pub use crate::dispatch::{ActionError, Context, Rendered, decode};
 pub use crate::gitlab::{Method, Pagination, PathOrId, Request, WireText, WireValue};
-pub use crate::output::{Done, Markdown, cell};
+pub use crate::output::{Done, Markdown, cell, format};
 pub use crate::schema;

@@ -35,7 +35,10 @@ pub fn entity_templates(dispatcher: &Dispatcher) -> Vec<EntityTemplate> {
         if let Some(spec) = action.resource
             && !templates.iter().any(|t| t.uri == spec.uri)
         {
-            templates.push(EntityTemplate { uri: spec.uri, action });
+            templates.push(EntityTemplate {
+                uri: spec.uri,
+                action,
+            });
         }
     }
     templates
@@ -82,7 +85,10 @@ pub fn action(surface: &Surface, action: &Action) -> Value {
 pub enum Target {
     Manifest,
     Action(&'static Action),
-    Entity { action: &'static Action, args: Map<String, Value> },
+    Entity {
+        action: &'static Action,
+        args: Map<String, Value>,
+    },
 }
 
 /// Parses a resource URI against the catalog and the entity templates.
@@ -95,7 +101,10 @@ pub fn parse(uri: &str, templates: &[EntityTemplate]) -> Option<Target> {
     }
     templates.iter().find_map(|template| {
         let args = match_template(template.uri, uri)?;
-        Some(Target::Entity { action: template.action, args })
+        Some(Target::Entity {
+            action: template.action,
+            args,
+        })
     })
 }
 
@@ -111,7 +120,10 @@ fn match_template(template: &str, uri: &str) -> Option<Map<String, Value>> {
     for (part, value) in template_parts.iter().zip(&uri_parts) {
         match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
             Some(name) => {
-                let decoded = percent_encoding::percent_decode_str(value).decode_utf8().ok()?.into_owned();
+                let decoded = percent_encoding::percent_decode_str(value)
+                    .decode_utf8()
+                    .ok()?
+                    .into_owned();
                 if decoded.is_empty() {
                     return None;
                 }
@@ -150,8 +162,15 @@ mod tests {
 
     #[test]
     fn templates_match_encoded_segments() {
-        let args = match_template("gitlab://project/{project_id}/mr/{merge_request_iid}", "gitlab://project/acme%2Fplatform%2Fapi/mr/42").unwrap();
-        assert_eq!(Value::Object(args), json!({"project_id": "acme/platform/api", "merge_request_iid": "42"}));
+        let args = match_template(
+            "gitlab://project/{project_id}/mr/{merge_request_iid}",
+            "gitlab://project/acme%2Fplatform%2Fapi/mr/42",
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(args),
+            json!({"project_id": "acme/platform/api", "merge_request_iid": "42"})
+        );
         assert!(match_template("gitlab://project/{project_id}", "gitlab://project/a/b").is_none());
     }
 }

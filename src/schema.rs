@@ -22,7 +22,10 @@ pub fn output<T: JsonSchema>() -> Value {
     let mut schema = generate::<T>(Contract::Serialize);
     compact(&mut schema, Keep::Types);
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-        properties.insert("next_steps".into(), json!({"type": "array", "items": {"type": "string"}}));
+        properties.insert(
+            "next_steps".into(),
+            json!({"type": "array", "items": {"type": "string"}}),
+        );
     }
     schema
 }
@@ -32,7 +35,10 @@ fn generate<T: JsonSchema>(contract: Contract) -> Value {
         settings.meta_schema = None;
         settings.contract = contract;
     });
-    settings.into_generator().into_root_schema_for::<T>().to_value()
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -55,7 +61,10 @@ fn strip(value: &mut Value, keep: Keep) {
             if keep == Keep::Types {
                 object.remove("description");
             }
-            if object.get("default").is_some_and(|d| d.is_null() || d.as_array().is_some_and(Vec::is_empty)) {
+            if object
+                .get("default")
+                .is_some_and(|d| d.is_null() || d.as_array().is_some_and(Vec::is_empty))
+            {
                 object.remove("default");
             }
             drop_null_type(object);
@@ -115,7 +124,10 @@ mod tests {
     #[test]
     fn input_schemas_keep_descriptions_and_drop_nulls_and_formats() {
         let schema = input::<Sample>();
-        assert_eq!(schema["properties"]["id"], json!({"type": "integer", "description": "An id."}));
+        assert_eq!(
+            schema["properties"]["id"],
+            json!({"type": "integer", "description": "An id."})
+        );
         assert_eq!(schema["properties"]["name"], json!({"type": "string"}));
         assert!(schema.get("title").is_none() && schema.get("$schema").is_none());
     }
@@ -124,7 +136,10 @@ mod tests {
     fn output_schemas_drop_descriptions_and_add_next_steps() {
         let schema = output::<Sample>();
         assert_eq!(schema["properties"]["id"], json!({"type": "integer"}));
-        assert_eq!(schema["properties"]["next_steps"]["items"]["type"], "string");
+        assert_eq!(
+            schema["properties"]["next_steps"]["items"]["type"],
+            "string"
+        );
         assert_eq!(schema["required"], json!(["id"]));
     }
 }

@@ -8,9 +8,10 @@
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, EmbeddedResource, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
+    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    EmbeddedResource, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
     ServerConfig, TextContent, Tool,
 };
 use rmcp::service::RequestContext;
@@ -66,19 +67,31 @@ impl GitlabServer {
                 .surface
                 .tools()
                 .iter()
-                .map(|tool| serde_json::from_value(tool.clone()).expect("surface tools are MCP tools"))
+                .map(|tool| {
+                    serde_json::from_value(tool.clone()).expect("surface tools are MCP tools")
+                })
                 .collect()
         })
     }
 
     fn index(&self) -> &Index {
-        self.inner.index.get_or_init(|| Index::new(self.inner.dispatcher.policy()))
+        self.inner
+            .index
+            .get_or_init(|| Index::new(self.inner.dispatcher.policy()))
     }
 
     /// Answers one tool call: the same path for the server and for `gitlab-mcp call`.
-    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Option<Outcome> {
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Option<Outcome> {
         Some(match self.inner.surface.route(tool, arguments)? {
-            Route::Execute { action, args, confirm } => self.inner.dispatcher.call(&action, args, confirm).await,
+            Route::Execute {
+                action,
+                args,
+                confirm,
+            } => self.inner.dispatcher.call(&action, args, confirm).await,
             Route::Find(request) => crate::surfaces::find(self.index(), &request),
             Route::Repair(message) => Outcome::error(message),
         })
@@ -87,9 +100,15 @@ impl GitlabServer {
     fn instructions(&self) -> String {
         let common = "Projects are named by full path (`group/sub/project`) or numeric id. Results end with next steps that name action ids (`merge_request.get`). Destructive actions need `confirm: true`, and only after the user approves.";
         let how = match self.inner.surface.kind {
-            SurfaceKind::Dynamic => "Call `gitlab_find_action` with the task in plain words: it returns matching action ids with their exact parameters and an example. Then call `gitlab_execute_action` with `action` and `params`.",
-            SurfaceKind::Meta => "Each tool covers one GitLab domain: call it with `{\"action\": ..., \"params\": {...}}`. An action's parameters are in resource `gitlab://tools/<domain>.<action>`.",
-            SurfaceKind::Individual => "Each tool is one GitLab action: action `merge_request.list` is tool `gitlab_merge_request_list`.",
+            SurfaceKind::Dynamic => {
+                "Call `gitlab_find_action` with the task in plain words: it returns matching action ids with their exact parameters and an example. Then call `gitlab_execute_action` with `action` and `params`."
+            }
+            SurfaceKind::Meta => {
+                "Each tool covers one GitLab domain: call it with `{\"action\": ..., \"params\": {...}}`. An action's parameters are in resource `gitlab://tools/<domain>.<action>`."
+            }
+            SurfaceKind::Individual => {
+                "Each tool is one GitLab action: action `merge_request.list` is tool `gitlab_merge_request_list`."
+            }
         };
         format!("GitLab over MCP. {how} {common}")
     }
@@ -103,29 +122,43 @@ pub fn call_result(outcome: &Outcome) -> CallToolResult {
         Some(ContentKind::Mutation) => 0.8,
         None => 1.0,
     };
-    let annotations = Annotations::default().with_audience(vec![Role::Assistant]).with_priority(priority);
-    let mut content = vec![ContentBlock::Text(TextContent::new(outcome.text.clone()).with_annotations(annotations))];
+    let annotations = Annotations::default()
+        .with_audience(vec![Role::Assistant])
+        .with_priority(priority);
+    let mut content = vec![ContentBlock::Text(
+        TextContent::new(outcome.text.clone()).with_annotations(annotations),
+    )];
     if let Some(resource) = &outcome.resource {
         content.push(match &resource.embedded {
             Some(json) => ContentBlock::Resource(EmbeddedResource::new(
-                ResourceContents::text(json.clone(), resource.uri.clone()).with_mime_type("application/json"),
+                ResourceContents::text(json.clone(), resource.uri.clone())
+                    .with_mime_type("application/json"),
             )),
             None => ContentBlock::resource_link(
-                Resource::new(resource.uri.clone(), resource.name.clone()).with_mime_type("application/json"),
+                Resource::new(resource.uri.clone(), resource.name.clone())
+                    .with_mime_type("application/json"),
             ),
         });
     }
-    let mut result =
-        if outcome.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    let mut result = if outcome.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
     result.structured_content = outcome.structured.clone().map(Value::Object);
     result
 }
 
 impl ServerHandler for GitlabServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
-            .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.instructions())
     }
 
     async fn list_tools(
@@ -148,7 +181,10 @@ impl ServerHandler for GitlabServer {
         let arguments = request.arguments.unwrap_or_default();
         match self.call(&request.name, arguments).await {
             Some(outcome) => Ok(call_result(&outcome).into()),
-            None => Err(McpError::invalid_params(format!("Unknown tool: {}", request.name), None)),
+            None => Err(McpError::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                None,
+            )),
         }
     }
 
@@ -172,7 +208,9 @@ impl ServerHandler for GitlabServer {
         let mut templates = vec![
             ResourceTemplate::new(resources::ACTION_TEMPLATE, "action")
                 .with_title("One GitLab action")
-                .with_description("How to call one action on this surface, with its input and output schema.")
+                .with_description(
+                    "How to call one action on this surface, with its input and output schema.",
+                )
                 .with_mime_type("application/json"),
         ];
         if self.inner.capability == CapabilitySurface::Full {
@@ -194,10 +232,16 @@ impl ServerHandler for GitlabServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri;
-        let templates: &[EntityTemplate] =
-            if self.inner.capability == CapabilitySurface::Full { &self.inner.templates } else { &[] };
+        let templates: &[EntityTemplate] = if self.inner.capability == CapabilitySurface::Full {
+            &self.inner.templates
+        } else {
+            &[]
+        };
         let text = match resources::parse(&uri, templates) {
-            Some(Target::Manifest) => resources::pretty(&resources::manifest(&self.inner.surface, &self.inner.dispatcher)),
+            Some(Target::Manifest) => resources::pretty(&resources::manifest(
+                &self.inner.surface,
+                &self.inner.dispatcher,
+            )),
             Some(Target::Action(action)) if self.inner.dispatcher.policy().allows(action) => {
                 resources::pretty(&resources::action(&self.inner.surface, action))
             }
@@ -205,10 +249,20 @@ impl ServerHandler for GitlabServer {
                 let outcome = self.inner.dispatcher.run(action, args, false).await;
                 match (&outcome.structured, outcome.is_error) {
                     (Some(structured), false) => resources::entity_text(structured),
-                    _ => return Err(McpError::resource_not_found(format!("{uri}: {}", first_line(&outcome.text)), None)),
+                    _ => {
+                        return Err(McpError::resource_not_found(
+                            format!("{uri}: {}", first_line(&outcome.text)),
+                            None,
+                        ));
+                    }
                 }
             }
-            _ => return Err(McpError::resource_not_found(format!("No resource {uri} on this server."), None)),
+            _ => {
+                return Err(McpError::resource_not_found(
+                    format!("No resource {uri} on this server."),
+                    None,
+                ));
+            }
         };
         let contents = ResourceContents::text(text, uri).with_mime_type("application/json");
         Ok(ReadResourceResult::new(vec![contents]).into())
@@ -216,7 +270,9 @@ impl ServerHandler for GitlabServer {
 }
 
 fn first_line(text: &str) -> &str {
-    text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#')).unwrap_or(text)
+    text.lines()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .unwrap_or(text)
 }
 
 /// Resolves when the process is asked to stop: Ctrl-C, or SIGTERM on Unix.

@@ -12,7 +12,10 @@ use crate::gitlab::{Method, Request};
 
 pub mod generated {
     //! The code `build.rs` generates from `actions/*.yaml`.
-    #![allow(clippy::all, reason = "generated code is formatted by prettyplease, not written for clippy")]
+    #![allow(
+        clippy::all,
+        reason = "generated code is formatted by prettyplease, not written for clippy"
+    )]
     include!(concat!(env!("OUT_DIR"), "/actions.rs"));
 }
 
@@ -22,7 +25,8 @@ pub use generated::{ACTIONS, DOMAINS};
 pub type Args = serde_json::Map<String, serde_json::Value>;
 
 /// What a generated runner returns.
-pub type ActionFuture<'a> = Pin<Box<dyn Future<Output = Result<Rendered, ActionError>> + Send + 'a>>;
+pub type ActionFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Rendered, ActionError>> + Send + 'a>>;
 
 /// One GitLab operation, as declared in the manifest.
 #[derive(Debug)]
@@ -125,8 +129,14 @@ pub enum Location {
 /// The shape of an action's structured result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResultShape {
-    Single { entity: &'static str },
-    List { entity: &'static str, key: &'static str, paginated: bool },
+    Single {
+        entity: &'static str,
+    },
+    List {
+        entity: &'static str,
+        key: &'static str,
+        paginated: bool,
+    },
     Message,
 }
 
@@ -229,7 +239,11 @@ mod tests {
         for action in ACTIONS {
             assert!(seen.insert(action.id), "duplicate id {}", action.id);
             assert_eq!(action.id, format!("{}.{}", action.domain, action.name));
-            assert!(domain(action.domain).is_some(), "{} has no domain entry", action.id);
+            assert!(
+                domain(action.domain).is_some(),
+                "{} has no domain entry",
+                action.id
+            );
         }
     }
 
@@ -238,7 +252,12 @@ mod tests {
         for action in ACTIONS {
             let example = action.example_args();
             for param in action.required_params() {
-                assert!(example.contains_key(param.name), "{}: example lacks {}", action.id, param.name);
+                assert!(
+                    example.contains_key(param.name),
+                    "{}: example lacks {}",
+                    action.id,
+                    param.name
+                );
             }
         }
     }

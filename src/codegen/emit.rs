@@ -12,14 +12,24 @@ use quote::{format_ident, quote};
 use super::ident::{camel, doc, snake};
 use super::model::{FieldKind, HttpMethod, ParamLocation, ResourcePolicy};
 use super::resolve::{
-    Action, Catalog, Domain, EntityType, Field, FieldType, FieldView, Output, Param, ParamType, Segment, View,
-    is_person, placeholders,
+    Action, Catalog, Domain, EntityType, Field, FieldType, FieldView, Output, Param, ParamType,
+    Segment, View, is_person, placeholders,
 };
 
 pub fn catalog(catalog: &Catalog) -> TokenStream {
-    let types = catalog.types.iter().map(|entity| entity_struct(entity, catalog));
-    let domains = catalog.domains.iter().map(|domain| domain_module(domain, catalog));
-    let entries = catalog.domains.iter().flat_map(|d| d.actions.iter()).map(catalog_entry);
+    let types = catalog
+        .types
+        .iter()
+        .map(|entity| entity_struct(entity, catalog));
+    let domains = catalog
+        .domains
+        .iter()
+        .map(|domain| domain_module(domain, catalog));
+    let entries = catalog
+        .domains
+        .iter()
+        .flat_map(|d| d.actions.iter())
+        .map(catalog_entry);
     let domain_entries = catalog.domains.iter().map(|domain| {
         let (name, title, description) = (&domain.name, &domain.title, &domain.description);
         quote! { DomainInfo { name: #name, title: #title, description: #description } }
@@ -70,7 +80,11 @@ fn entity_struct(entity: &EntityType, catalog: &Catalog) -> TokenStream {
         let ty = rust_type(&field.ty);
         let is_list = matches!(field.ty, FieldType::List(_));
         if field.content_only {
-            let ty = if field.required { ty } else { quote!(Option<#ty>) };
+            let ty = if field.required {
+                ty
+            } else {
+                quote!(Option<#ty>)
+            };
             quote! {
                 #docs
                 #[serde(default, skip_serializing)]
@@ -126,7 +140,10 @@ fn rust_type(ty: &FieldType) -> TokenStream {
 fn domain_module(domain: &Domain, catalog: &Catalog) -> TokenStream {
     let name = snake(&domain.name);
     let docs = doc(&format!("`{}`: {}", domain.name, domain.title));
-    let actions = domain.actions.iter().map(|action| action_module(action, catalog));
+    let actions = domain
+        .actions
+        .iter()
+        .map(|action| action_module(action, catalog));
     quote! {
         #docs
         pub mod #name {
@@ -137,9 +154,16 @@ fn domain_module(domain: &Domain, catalog: &Catalog) -> TokenStream {
 
 fn action_module(action: &Action, catalog: &Catalog) -> TokenStream {
     let name = snake(&action.name);
-    let docs = doc(&format!("`{}`: {}.\n\n{}", action.id, action.title, action.description));
+    let docs = doc(&format!(
+        "`{}`: {}.\n\n{}",
+        action.id, action.title, action.description
+    ));
     let params = params_struct(action);
-    let enums = action.params.iter().filter(|p| !p.values.is_empty()).map(param_enum);
+    let enums = action
+        .params
+        .iter()
+        .filter(|p| !p.values.is_empty())
+        .map(param_enum);
     let defaults = action.params.iter().filter_map(default_fn);
     let output = output_type(action);
     let request = request_builder(action);
@@ -185,8 +209,11 @@ fn params_struct(action: &Action) -> TokenStream {
         let ident = snake(&param.name);
         let docs = doc(&param.description);
         let ty = param_type(param);
-        let (minimum, maximum) = (param.minimum.map(Literal::i64_unsuffixed), param.maximum.map(Literal::i64_unsuffixed));
-    let range = match (minimum, maximum) {
+        let (minimum, maximum) = (
+            param.minimum.map(Literal::i64_unsuffixed),
+            param.maximum.map(Literal::i64_unsuffixed),
+        );
+        let range = match (minimum, maximum) {
             (Some(min), Some(max)) => quote!(#[schemars(range(min = #min, max = #max))]),
             (Some(min), None) => quote!(#[schemars(range(min = #min))]),
             (None, Some(max)) => quote!(#[schemars(range(max = #max))]),
@@ -298,14 +325,19 @@ fn output_type(action: &Action) -> TokenStream {
             quote! { #docs pub type Output = #ty; }
         }
         Output::Message { .. } => {
-            let docs = doc(&format!("The structured result of `{}`: a confirmation message.", action.id));
+            let docs = doc(&format!(
+                "The structured result of `{}`: a confirmation message.",
+                action.id
+            ));
             quote! { #docs pub type Output = Done; }
         }
         Output::List { ty, key, .. } => {
             let docs = doc(&format!("The structured result of `{}`.", action.id));
             let ty = camel(ty);
             let key = snake(key);
-            let pagination = action.paginated.then(|| quote! { pub pagination: Pagination, });
+            let pagination = action
+                .paginated
+                .then(|| quote! { pub pagination: Pagination, });
             quote! {
                 #docs
                 #[derive(Debug, ::serde::Serialize, ::schemars::JsonSchema)]
@@ -320,7 +352,11 @@ fn output_type(action: &Action) -> TokenStream {
 
 fn request_builder(action: &Action) -> TokenStream {
     let method = method_tokens(action.method);
-    let docs = doc(&format!("Builds `{} {}`.", method_name(action.method), action.path));
+    let docs = doc(&format!(
+        "Builds `{} {}`.",
+        method_name(action.method),
+        action.path
+    ));
     let segments = action.segments.iter().map(|segment| match segment {
         Segment::Literal(text) => quote!(.segment(#text)),
         Segment::Param(name) => {
@@ -328,14 +364,18 @@ fn request_builder(action: &Action) -> TokenStream {
             quote!(.param(&self.#ident))
         }
     });
-    let rest = action.params.iter().filter(|p| matches!(p.location, ParamLocation::Query | ParamLocation::Body)).map(|param| {
-        let ident = snake(&param.name);
-        let api_name = &param.api_name;
-        match param.location {
-            ParamLocation::Query => quote!(.query(#api_name, &self.#ident)),
-            _ => quote!(.body(#api_name, &self.#ident)),
-        }
-    });
+    let rest = action
+        .params
+        .iter()
+        .filter(|p| matches!(p.location, ParamLocation::Query | ParamLocation::Body))
+        .map(|param| {
+            let ident = snake(&param.name);
+            let api_name = &param.api_name;
+            match param.location {
+                ParamLocation::Query => quote!(.query(#api_name, &self.#ident)),
+                _ => quote!(.body(#api_name, &self.#ident)),
+            }
+        });
     quote! {
         impl Params {
             #docs
@@ -418,7 +458,9 @@ fn execute_fn(action: &Action) -> TokenStream {
                 Some((k, v)) => quote!(response.map_items(#k, #v)?),
                 None => quote!(response.items()?),
             };
-            let pagination = action.paginated.then(|| quote!(pagination: response.pagination(),));
+            let pagination = action
+                .paginated
+                .then(|| quote!(pagination: response.pagination(),));
             quote! {
                 let response = context.send(params.request()).await?;
                 Ok(Output { #key: #items, #pagination })
@@ -440,7 +482,12 @@ fn run_fn(action: &Action, catalog: &Catalog) -> TokenStream {
     ));
     let execute = match (&action.not_found, &action.output) {
         (Some(text), Output::Single { ty }) => {
-            let kind = catalog.types.iter().find(|t| &t.name == ty).map(|t| t.kind.clone()).unwrap_or_default();
+            let kind = catalog
+                .types
+                .iter()
+                .find(|t| &t.name == ty)
+                .map(|t| t.kind.clone())
+                .unwrap_or_default();
             let what = template(text, quote!(params));
             quote! {
                 execute(context, &params).await.map_err(|error| error.or_not_found(#kind, || #what))?
@@ -469,7 +516,13 @@ fn run_fn(action: &Action, catalog: &Catalog) -> TokenStream {
 
 fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
     let docs = doc(&format!("Writes the Markdown of `{}`.", action.id));
-    let entity = |ty: &str| catalog.types.iter().find(|t| t.name == ty).expect("checked by resolve");
+    let entity = |ty: &str| {
+        catalog
+            .types
+            .iter()
+            .find(|t| t.name == ty)
+            .expect("checked by resolve")
+    };
     let uses_params = |text: &str| !placeholders(text).is_empty();
     let (body, params_used) = match (&action.view, &action.output) {
         (View::Table { heading, columns }, Output::List { ty, key, .. }) => {
@@ -477,7 +530,9 @@ fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
             let key = snake(key);
             let heading_text = template(heading, quote!(params));
             let labels = columns.iter().map(|c| c.label.as_str());
-            let cells = columns.iter().map(|column| cell(column, entity, quote!(item)));
+            let cells = columns
+                .iter()
+                .map(|column| cell(column, entity, quote!(item)));
             let pagination = if action.paginated {
                 quote!(table.finish(Some(&output.pagination));)
             } else {
@@ -492,7 +547,14 @@ fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
             };
             (body, uses_params(heading))
         }
-        (View::Card { heading, verb, rows }, Output::Single { ty }) => {
+        (
+            View::Card {
+                heading,
+                verb,
+                rows,
+            },
+            Output::Single { ty },
+        ) => {
             let entity = entity(ty);
             let kind = &entity.kind;
             let mut start = match heading {
@@ -503,11 +565,13 @@ fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
                 None => {
                     let mut builder = quote!(markdown.entity_card(#kind));
                     if let Some((field, prefix)) = &entity.reference {
-                        let value = scalar_access(entity.field(field).expect("checked"), quote!(output));
+                        let value =
+                            scalar_access(entity.field(field).expect("checked"), quote!(output));
                         builder = quote!(#builder.reference(#prefix, #value));
                     }
                     if let Some(field) = &entity.heading {
-                        let value = str_access(entity.field(field).expect("checked"), quote!(output));
+                        let value =
+                            str_access(entity.field(field).expect("checked"), quote!(output));
                         builder = quote!(#builder.title(#value));
                     }
                     if let Some(verb) = verb {
@@ -522,7 +586,8 @@ fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
                 let url = str_access(entity.field(link).expect("checked"), quote!(output));
                 let text = match &entity.reference {
                     Some((field, prefix)) => {
-                        let value = scalar_access(entity.field(field).expect("checked"), quote!(output));
+                        let value =
+                            scalar_access(entity.field(field).expect("checked"), quote!(output));
                         quote!(cell::reference(#prefix, #value, #url))
                     }
                     None => quote!(cell::url(#url)),
@@ -539,11 +604,18 @@ fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
         }
         (View::Message { heading }, _) => {
             let text = template(heading, quote!(params));
-            (quote!(markdown.done(&#text, &output.message);), uses_params(heading))
+            (
+                quote!(markdown.done(&#text, &output.message);),
+                uses_params(heading),
+            )
         }
         _ => unreachable!("resolve pairs every view with its output"),
     };
-    let params_arg = if params_used { quote!(params) } else { quote!(_params) };
+    let params_arg = if params_used {
+        quote!(params)
+    } else {
+        quote!(_params)
+    };
     quote! {
         #docs
         pub fn render(output: &Output, #params_arg: &Params, markdown: &mut Markdown) {
@@ -555,7 +627,11 @@ fn render_fn(action: &Action, catalog: &Catalog) -> TokenStream {
 /// `Option<&str>` for a string field.
 fn str_access(field: &Field, holder: TokenStream) -> TokenStream {
     let ident = snake(&field.name);
-    if field.required { quote!(Some(#holder.#ident.as_str())) } else { quote!(#holder.#ident.as_deref()) }
+    if field.required {
+        quote!(Some(#holder.#ident.as_str()))
+    } else {
+        quote!(#holder.#ident.as_deref())
+    }
 }
 
 /// How a view reads the value at the end of a field path.
@@ -578,7 +654,11 @@ fn access(path: &[Field], holder: TokenStream, leaf: Leaf) -> TokenStream {
     let (field, rest) = path.split_first().expect("paths are never empty");
     let ident = snake(&field.name);
     if !rest.is_empty() {
-        let base = if field.required { quote!(Some(&#holder.#ident)) } else { quote!(#holder.#ident.as_ref()) };
+        let base = if field.required {
+            quote!(Some(&#holder.#ident))
+        } else {
+            quote!(#holder.#ident.as_ref())
+        };
         let inner = access(rest, quote!(value), leaf);
         // A required leaf reads as `Some(x)`: map to `x` instead of `and_then(|v| Some(x))`.
         let inner_text = inner.to_string();
@@ -594,14 +674,26 @@ fn access(path: &[Field], holder: TokenStream, leaf: Leaf) -> TokenStream {
     match leaf {
         Leaf::Str if field.ty == FieldType::String => str_access(field, holder),
         Leaf::Str | Leaf::Copy => {
-            if field.required { quote!(Some(#holder.#ident)) } else { quote!(#holder.#ident) }
+            if field.required {
+                quote!(Some(#holder.#ident))
+            } else {
+                quote!(#holder.#ident)
+            }
         }
         Leaf::Float => {
             let value = access(path, holder, Leaf::Copy);
-            if field.ty == FieldType::Integer { quote!(#value.map(|value| value as f64)) } else { value }
+            if field.ty == FieldType::Integer {
+                quote!(#value.map(|value| value as f64))
+            } else {
+                value
+            }
         }
         Leaf::Ref => {
-            if field.required { quote!(Some(&#holder.#ident)) } else { quote!(#holder.#ident.as_ref()) }
+            if field.required {
+                quote!(Some(&#holder.#ident))
+            } else {
+                quote!(#holder.#ident.as_ref())
+            }
         }
         Leaf::Slice => quote!(#holder.#ident.as_slice()),
     }
@@ -618,7 +710,11 @@ fn unwrap_some(tokens: TokenStream) -> TokenStream {
 }
 
 fn scalar_access(field: &Field, holder: TokenStream) -> TokenStream {
-    let leaf = if field.ty == FieldType::String { Leaf::Str } else { Leaf::Copy };
+    let leaf = if field.ty == FieldType::String {
+        Leaf::Str
+    } else {
+        Leaf::Copy
+    };
     access(std::slice::from_ref(field), holder, leaf)
 }
 
@@ -693,8 +789,17 @@ fn cell(view: &FieldView, entity: &EntityType, holder: TokenStream) -> TokenStre
         FieldKind::Reference => {
             let field = &path[0];
             let value = scalar_access(field, holder.clone());
-            let prefix = entity.reference.as_ref().filter(|(f, _)| *f == field.name).map(|(_, p)| p.as_str()).unwrap_or("");
-            let link = entity.link.as_ref().and_then(|l| entity.field(l)).expect("checked by resolve");
+            let prefix = entity
+                .reference
+                .as_ref()
+                .filter(|(f, _)| *f == field.name)
+                .map(|(_, p)| p.as_str())
+                .unwrap_or("");
+            let link = entity
+                .link
+                .as_ref()
+                .and_then(|l| entity.field(l))
+                .expect("checked by resolve");
             let url = str_access(link, holder);
             quote!(cell::reference(#prefix, #value, #url))
         }
@@ -716,12 +821,23 @@ fn card_row(view: &FieldView, entity: &EntityType, catalog: &Catalog) -> TokenSt
     let field = view.paths[0].last().expect("paths are never empty");
     match view.kind {
         FieldKind::Table => {
-            let FieldType::List(inner) = &field.ty else { unreachable!("checked by resolve") };
-            let FieldType::Entity(item_type) = inner.as_ref() else { unreachable!("checked by resolve") };
-            let item_entity = catalog.types.iter().find(|t| &t.name == item_type).expect("checked by resolve");
+            let FieldType::List(inner) = &field.ty else {
+                unreachable!("checked by resolve")
+            };
+            let FieldType::Entity(item_type) = inner.as_ref() else {
+                unreachable!("checked by resolve")
+            };
+            let item_entity = catalog
+                .types
+                .iter()
+                .find(|t| &t.name == item_type)
+                .expect("checked by resolve");
             let ident = snake(&field.name);
             let labels = item_entity.table.iter().map(|c| c.label.as_str());
-            let cells = item_entity.table.iter().map(|column| cell(column, item_entity, quote!(item)));
+            let cells = item_entity
+                .table
+                .iter()
+                .map(|column| cell(column, item_entity, quote!(item)));
             quote! {
                 card.table(
                     #label,
@@ -736,9 +852,13 @@ fn card_row(view: &FieldView, entity: &EntityType, catalog: &Catalog) -> TokenSt
         }
         FieldKind::CodeBlock => {
             let value = str_access(field, quote!(output));
-            let language = match &view.language_from {
-                Some(source) => str_access(entity.field(source).expect("checked"), quote!(output)),
-                None => quote!(None),
+            let language = match (&view.language_from, &view.language) {
+                (Some(source), _) => {
+                    let path = str_access(entity.field(source).expect("checked"), quote!(output));
+                    quote!(#path.map(format::language_of))
+                }
+                (None, Some(language)) => quote!(Some(#language)),
+                (None, None) => quote!(None),
             };
             quote!(card.code_block(#label, #value, #language);)
         }
@@ -750,8 +870,13 @@ fn card_row(view: &FieldView, entity: &EntityType, catalog: &Catalog) -> TokenSt
 }
 
 fn catalog_entry(action: &Action) -> TokenStream {
-    let (id, domain, name, title, description) =
-        (&action.id, &action.domain, &action.name, &action.title, &action.description);
+    let (id, domain, name, title, description) = (
+        &action.id,
+        &action.domain,
+        &action.name,
+        &action.title,
+        &action.description,
+    );
     let domain_ident = snake(&action.domain);
     let action_ident = snake(&action.name);
     let module = quote!(#domain_ident::#action_ident);
@@ -772,8 +897,11 @@ fn catalog_entry(action: &Action) -> TokenStream {
         }
         Output::Message { .. } => quote!(ResultShape::Message),
     };
-    let (read_only, destructive, idempotent) =
-        (action.safety.read_only, action.safety.destructive, action.safety.idempotent);
+    let (read_only, destructive, idempotent) = (
+        action.safety.read_only,
+        action.safety.destructive,
+        action.safety.idempotent,
+    );
     let resource = match &action.resource {
         Some((policy, uri)) => {
             let policy = match policy {
@@ -785,7 +913,10 @@ fn catalog_entry(action: &Action) -> TokenStream {
         }
         None => quote!(None),
     };
-    let hints = action.hints.iter().map(|(target, text)| quote!(Hint { action: #target, text: #text }));
+    let hints = action
+        .hints
+        .iter()
+        .map(|(target, text)| quote!(Hint { action: #target, text: #text }));
     let example = serde_json::to_string(&action.example).unwrap_or_default();
     quote! {
         Action {

@@ -30,7 +30,10 @@ pub fn manifest(actions_dir: &Path) -> Result<Manifest, Vec<Diagnostic>> {
             .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
             .collect(),
         Err(error) => {
-            return Err(vec![Diagnostic::file(actions_dir, format!("cannot read the directory: {error}"))]);
+            return Err(vec![Diagnostic::file(
+                actions_dir,
+                format!("cannot read the directory: {error}"),
+            )]);
         }
     };
     files.sort();
@@ -53,13 +56,18 @@ pub fn manifest(actions_dir: &Path) -> Result<Manifest, Vec<Diagnostic>> {
     }
 
     match shared {
-        Some(shared) if diagnostics.is_empty() => Ok(Manifest { shared, shared_path, domains }),
+        Some(shared) if diagnostics.is_empty() => Ok(Manifest {
+            shared,
+            shared_path,
+            domains,
+        }),
         _ => Err(diagnostics),
     }
 }
 
 fn read(path: &Path) -> Result<String, Diagnostic> {
-    std::fs::read_to_string(path).map_err(|error| Diagnostic::file(path, format!("cannot read: {error}")))
+    std::fs::read_to_string(path)
+        .map_err(|error| Diagnostic::file(path, format!("cannot read: {error}")))
 }
 
 fn parse_whole<T: DeserializeOwned>(path: &Path) -> Result<T, Diagnostic> {
@@ -69,7 +77,10 @@ fn parse_whole<T: DeserializeOwned>(path: &Path) -> Result<T, Diagnostic> {
         let key = error.path().to_string();
         let message = error.inner().to_string();
         // serde_yaml already names the key (and the line) in its own messages.
-        let message = message.strip_prefix(&format!("{key}: ")).map(str::to_owned).unwrap_or(message);
+        let message = message
+            .strip_prefix(&format!("{key}: "))
+            .map(str::to_owned)
+            .unwrap_or(message);
         Diagnostic::file(path, format!("key `{key}`: {message}"))
     })
 }
@@ -97,12 +108,22 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
             }
             Err(error) => {
                 let key = error.path().to_string();
-                diagnostics.push(Diagnostic::action(path, &id, &key, error.inner().to_string()));
+                diagnostics.push(Diagnostic::action(
+                    path,
+                    &id,
+                    &key,
+                    error.inner().to_string(),
+                ));
             }
         }
     }
     if diagnostics.is_empty() {
-        Ok(DomainFile { domain: raw.domain, title: raw.title, description: raw.description, actions })
+        Ok(DomainFile {
+            domain: raw.domain,
+            title: raw.title,
+            description: raw.description,
+            actions,
+        })
     } else {
         Err(diagnostics)
     }

@@ -25,7 +25,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn file(file: &Path, message: String) -> Self {
-        Self { file: file.to_owned(), action: None, key: None, message }
+        Self {
+            file: file.to_owned(),
+            action: None,
+            key: None,
+            message,
+        }
     }
 
     pub fn action(file: &Path, action: &str, key: &str, message: String) -> Self {
@@ -40,7 +45,11 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let file = self.file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let file = self
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
         write!(f, "actions/{file}")?;
         if let Some(action) = &self.action {
             write!(f, ": action `{action}`")?;

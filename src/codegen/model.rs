@@ -253,6 +253,9 @@ pub struct FieldViewDef {
     /// For `code_block`: the field whose file extension names the fence language.
     #[serde(default)]
     pub language_from: Option<String>,
+    /// For `code_block`: the fence language itself (`diff`).
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 /// How the output writer shows a value. `actions/README.md` lists what each one does.

@@ -13,8 +13,8 @@ use indexmap::IndexMap;
 use super::Diagnostic;
 use super::load::{Manifest, yaml_to_json};
 use super::model::{
-    ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation, ResourcePolicy,
-    SafetyDef, TypeDef,
+    ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation,
+    ResourcePolicy, SafetyDef, TypeDef,
 };
 
 pub struct Catalog {
@@ -113,16 +113,33 @@ impl ParamType {
 }
 
 pub enum Output {
-    Single { ty: String },
-    List { ty: String, key: String, from_map: Option<(String, String)> },
-    Message { text: String },
+    Single {
+        ty: String,
+    },
+    List {
+        ty: String,
+        key: String,
+        from_map: Option<(String, String)>,
+    },
+    Message {
+        text: String,
+    },
 }
 
 /// How the Markdown of a result is laid out, fully resolved.
 pub enum View {
-    Card { heading: Option<String>, verb: Option<String>, rows: Vec<FieldView> },
-    Table { heading: String, columns: Vec<FieldView> },
-    Message { heading: String },
+    Card {
+        heading: Option<String>,
+        verb: Option<String>,
+        rows: Vec<FieldView>,
+    },
+    Table {
+        heading: String,
+        columns: Vec<FieldView>,
+    },
+    Message {
+        heading: String,
+    },
 }
 
 #[derive(Clone)]
@@ -132,6 +149,7 @@ pub struct FieldView {
     pub label: String,
     pub kind: FieldKind,
     pub language_from: Option<String>,
+    pub language: Option<String>,
 }
 
 pub struct EntityType {
@@ -174,8 +192,12 @@ pub enum FieldType {
 }
 
 /// Names a generated type may not take: generated code uses them from the std prelude.
-const RESERVED_TYPES: &[&str] = &["Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box", "Default", "Self"];
-const SCALARS: &[&str] = &["string", "integer", "number", "boolean", "datetime", "date", "url"];
+const RESERVED_TYPES: &[&str] = &[
+    "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box", "Default", "Self",
+];
+const SCALARS: &[&str] = &[
+    "string", "integer", "number", "boolean", "datetime", "date", "url",
+];
 const MAX_DESCRIPTION: usize = 420;
 const MAX_TITLE: usize = 60;
 
@@ -187,26 +209,44 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
     let shared_params = &manifest.shared.params;
     for (name, def) in shared_params {
         if def.ty.is_none() {
-            diagnostics.push(Diagnostic::file(&shared_path, format!("key `params.{name}.type`: missing")));
+            diagnostics.push(Diagnostic::file(
+                &shared_path,
+                format!("key `params.{name}.type`: missing"),
+            ));
         }
         if def.description.is_none() {
-            diagnostics.push(Diagnostic::file(&shared_path, format!("key `params.{name}.description`: missing")));
+            diagnostics.push(Diagnostic::file(
+                &shared_path,
+                format!("key `params.{name}.description`: missing"),
+            ));
         }
     }
 
     let mut domains = Vec::new();
     for (path, file) in &manifest.domains {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         if stem != file.domain {
             diagnostics.push(Diagnostic::file(
                 path,
-                format!("key `domain`: `{}` must match the file name `{stem}.yaml`", file.domain),
+                format!(
+                    "key `domain`: `{}` must match the file name `{stem}.yaml`",
+                    file.domain
+                ),
             ));
         }
         let mut actions = Vec::new();
         for (name, def) in &file.actions {
-            let mut scope = Scope { path, id: format!("{}.{name}", file.domain), diagnostics: &mut diagnostics };
-            if let Some(action) = resolve_action(&mut scope, &file.domain, name, def, shared_params, &types) {
+            let mut scope = Scope {
+                path,
+                id: format!("{}.{name}", file.domain),
+                diagnostics: &mut diagnostics,
+            };
+            if let Some(action) =
+                resolve_action(&mut scope, &file.domain, name, def, shared_params, &types)
+            {
                 actions.push(action);
             }
         }
@@ -220,7 +260,11 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
 
     check_catalog_wide(&manifest, &domains, &mut diagnostics);
 
-    if diagnostics.is_empty() { Ok(Catalog { types, domains }) } else { Err(diagnostics) }
+    if diagnostics.is_empty() {
+        Ok(Catalog { types, domains })
+    } else {
+        Err(diagnostics)
+    }
 }
 
 /// Diagnostics for one action, each naming the file and the action id.
@@ -232,19 +276,35 @@ struct Scope<'a> {
 
 impl Scope<'_> {
     fn error(&mut self, key: &str, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic::action(self.path, &self.id, key, message.into()));
+        self.diagnostics
+            .push(Diagnostic::action(self.path, &self.id, key, message.into()));
     }
 }
 
-fn resolve_types(path: &Path, defs: &IndexMap<String, TypeDef>, diagnostics: &mut Vec<Diagnostic>) -> Vec<EntityType> {
+fn resolve_types(
+    path: &Path,
+    defs: &IndexMap<String, TypeDef>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<EntityType> {
     let mut types = Vec::new();
     let mut pending_views = Vec::new();
     for (name, def) in defs {
         let mut error = |key: &str, message: String| {
-            diagnostics.push(Diagnostic::file(path, format!("type `{name}`: key `{key}`: {message}")));
+            diagnostics.push(Diagnostic::file(
+                path,
+                format!("type `{name}`: key `{key}`: {message}"),
+            ));
         };
-        if RESERVED_TYPES.contains(&name.as_str()) || !name.starts_with(|c: char| c.is_ascii_uppercase()) {
-            error("", format!("type names are CamelCase and not one of {}", RESERVED_TYPES.join(", ")));
+        if RESERVED_TYPES.contains(&name.as_str())
+            || !name.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            error(
+                "",
+                format!(
+                    "type names are CamelCase and not one of {}",
+                    RESERVED_TYPES.join(", ")
+                ),
+            );
         }
         let parent = def.from.as_ref().and_then(|parent| {
             let found = defs.get(parent);
@@ -259,7 +319,13 @@ fn resolve_types(path: &Path, defs: &IndexMap<String, TypeDef>, diagnostics: &mu
                 (true, Some(parent)) => match parent.fields.get(field_name) {
                     Some(parent_def) => merge_field(parent_def, field_def),
                     None => {
-                        error(&format!("fields.{field_name}"), format!("`{}` has no such field to inherit", def.from.as_deref().unwrap_or_default()));
+                        error(
+                            &format!("fields.{field_name}"),
+                            format!(
+                                "`{}` has no such field to inherit",
+                                def.from.as_deref().unwrap_or_default()
+                            ),
+                        );
                         continue;
                     }
                 },
@@ -270,7 +336,13 @@ fn resolve_types(path: &Path, defs: &IndexMap<String, TypeDef>, diagnostics: &mu
                 continue;
             };
             let Some(ty) = parse_field_type(&written, defs) else {
-                error(&format!("fields.{field_name}.type"), format!("unknown type `{written}` (use {} , an entity type, or `[T]`)", SCALARS.join(", ")));
+                error(
+                    &format!("fields.{field_name}.type"),
+                    format!(
+                        "unknown type `{written}` (use {} , an entity type, or `[T]`)",
+                        SCALARS.join(", ")
+                    ),
+                );
                 continue;
             };
             fields.push(Field {
@@ -283,7 +355,10 @@ fn resolve_types(path: &Path, defs: &IndexMap<String, TypeDef>, diagnostics: &mu
             });
         }
         let kind = def.kind.clone().unwrap_or_else(|| humanize_type(name));
-        let reference = def.reference.as_ref().map(|r| (r.field.clone(), r.prefix.clone()));
+        let reference = def
+            .reference
+            .as_ref()
+            .map(|r| (r.field.clone(), r.prefix.clone()));
         for (key, field) in [
             ("reference.field", reference.as_ref().map(|r| &r.0)),
             ("heading", def.heading.as_ref()),
@@ -313,22 +388,40 @@ fn resolve_types(path: &Path, defs: &IndexMap<String, TypeDef>, diagnostics: &mu
     // a `username`.
     let mut view_errors = Vec::new();
     for index in 0..types.len() {
-        let table = resolve_views(&types[index], &types, pending_views[index].1, &mut |key, message| {
-            view_errors.push((index, format!("table.{key}"), message))
-        });
-        if table.iter().any(|c| matches!(c.kind, FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table)) {
-            view_errors.push((index, "table".into(), "`body`, `code_block` and `table` are card sections, not table columns".into()));
+        let table = resolve_views(
+            &types[index],
+            &types,
+            pending_views[index].1,
+            &mut |key, message| view_errors.push((index, format!("table.{key}"), message)),
+        );
+        if table.iter().any(|c| {
+            matches!(
+                c.kind,
+                FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table
+            )
+        }) {
+            view_errors.push((
+                index,
+                "table".into(),
+                "`body`, `code_block` and `table` are card sections, not table columns".into(),
+            ));
         }
         types[index].table = table;
     }
     for index in 0..types.len() {
-        let card = resolve_views(&types[index], &types, pending_views[index].0, &mut |key, message| {
-            view_errors.push((index, format!("card.{key}"), message))
-        });
+        let card = resolve_views(
+            &types[index],
+            &types,
+            pending_views[index].0,
+            &mut |key, message| view_errors.push((index, format!("card.{key}"), message)),
+        );
         types[index].card = card;
     }
     for (index, key, message) in view_errors {
-        diagnostics.push(Diagnostic::file(path, format!("type `{}`: key `{key}`: {message}", types[index].name)));
+        diagnostics.push(Diagnostic::file(
+            path,
+            format!("type `{}`: key `{key}`: {message}", types[index].name),
+        ));
     }
     types
 }
@@ -347,18 +440,30 @@ fn kind_name(kind: FieldKind) -> String {
 }
 
 /// `commit.title` → [commit, title]: every step but the last must be a single entity.
-fn field_path(entity: &EntityType, types: &[EntityType], dotted: &str) -> Result<Vec<Field>, String> {
+fn field_path(
+    entity: &EntityType,
+    types: &[EntityType],
+    dotted: &str,
+) -> Result<Vec<Field>, String> {
     let mut path = Vec::new();
     let mut current = entity;
     let steps: Vec<&str> = dotted.split('.').collect();
     for (index, step) in steps.iter().enumerate() {
-        let field = current.field(step).ok_or_else(|| format!("`{}` has no field `{step}`", current.name))?;
+        let field = current
+            .field(step)
+            .ok_or_else(|| format!("`{}` has no field `{step}`", current.name))?;
         path.push(field.clone());
         if index + 1 < steps.len() {
             let FieldType::Entity(next) = &field.ty else {
-                return Err(format!("`{}.{step}` is not an entity, so `{dotted}` goes nowhere", current.name));
+                return Err(format!(
+                    "`{}.{step}` is not an entity, so `{dotted}` goes nowhere",
+                    current.name
+                ));
             };
-            current = types.iter().find(|t| &t.name == next).ok_or_else(|| format!("no type `{next}`"))?;
+            current = types
+                .iter()
+                .find(|t| &t.name == next)
+                .ok_or_else(|| format!("no type `{next}`"))?;
         }
     }
     Ok(path)
@@ -377,7 +482,10 @@ fn merge_field(parent: &FieldDef, child: &FieldDef) -> FieldDef {
     FieldDef {
         ty: parent.ty.clone(),
         required: child.required.or(parent.required),
-        description: child.description.clone().or_else(|| parent.description.clone()),
+        description: child
+            .description
+            .clone()
+            .or_else(|| parent.description.clone()),
         content_only: child.content_only.or(parent.content_only),
     }
 }
@@ -409,10 +517,15 @@ fn humanize_type(name: &str) -> String {
 
 /// `order_by` → `OrderBy`, as `ident::camel` names the generated enum.
 fn camel_case(name: &str) -> String {
-    name.split('_').map(|part| {
-        let mut chars = part.chars();
-        chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
-    }).collect()
+    name.split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// "source_branch" → "Source branch".
@@ -447,13 +560,14 @@ fn default_kind(field: &Field, types: &[EntityType]) -> FieldKind {
 fn kind_mismatch(kind: FieldKind, field: &Field, types: &[EntityType]) -> Option<&'static str> {
     let ty = &field.ty;
     let is_user = |t: &FieldType| matches!(t, FieldType::Entity(name) if is_person(types, name));
-    let has_table = |t: &FieldType| {
-        matches!(t, FieldType::Entity(name) if types.iter().any(|e| &e.name == name && !e.table.is_empty()))
-    };
+    let has_table = |t: &FieldType| matches!(t, FieldType::Entity(name) if types.iter().any(|e| &e.name == name && !e.table.is_empty()));
     let ok = match kind {
-        FieldKind::Text | FieldKind::Code | FieldKind::Body | FieldKind::Url | FieldKind::Date | FieldKind::Status => {
-            *ty == FieldType::String
-        }
+        FieldKind::Text
+        | FieldKind::Code
+        | FieldKind::Body
+        | FieldKind::Url
+        | FieldKind::Date
+        | FieldKind::Status => *ty == FieldType::String,
         FieldKind::CodeBlock => *ty == FieldType::String,
         FieldKind::Sha => *ty == FieldType::String,
         FieldKind::Integer => *ty == FieldType::Integer,
@@ -463,14 +577,18 @@ fn kind_mismatch(kind: FieldKind, field: &Field, types: &[EntityType]) -> Option
         FieldKind::Bool => *ty == FieldType::Boolean,
         FieldKind::User => is_user(ty),
         FieldKind::Users => matches!(ty, FieldType::List(inner) if is_user(inner)),
-        FieldKind::Labels | FieldKind::List => matches!(ty, FieldType::List(inner) if **inner == FieldType::String),
+        FieldKind::Labels | FieldKind::List => {
+            matches!(ty, FieldType::List(inner) if **inner == FieldType::String)
+        }
         FieldKind::Reference => matches!(ty, FieldType::Integer | FieldType::String),
         FieldKind::Transition => *ty == FieldType::String,
         FieldKind::Table => matches!(ty, FieldType::List(inner) if has_table(inner)),
     };
     (!ok).then_some(match kind {
         FieldKind::Integer => "an integer",
-        FieldKind::Size | FieldKind::Duration | FieldKind::Number | FieldKind::Percent => "a number",
+        FieldKind::Size | FieldKind::Duration | FieldKind::Number | FieldKind::Percent => {
+            "a number"
+        }
         FieldKind::Bool => "a boolean",
         FieldKind::User => "a type with a required `username`",
         FieldKind::Users => "a list of a type with a required `username`",
@@ -497,7 +615,10 @@ fn resolve_views(
                 continue;
             }
             _ => {
-                error(format!("{index}"), "needs exactly one of `field` or `fields`".into());
+                error(
+                    format!("{index}"),
+                    "needs exactly one of `field` or `fields`".into(),
+                );
                 continue;
             }
         };
@@ -511,38 +632,84 @@ fn resolve_views(
         if paths.len() != names.len() {
             continue;
         }
-        let resolved: Vec<Field> = paths.iter().map(|path| path.last().expect("paths are never empty").clone()).collect();
+        let resolved: Vec<Field> = paths
+            .iter()
+            .map(|path| path.last().expect("paths are never empty").clone())
+            .collect();
         let kind = match (def.kind, names.len()) {
             (Some(kind), _) => kind,
             (None, 2) => FieldKind::Transition,
             (None, _) => default_kind(&resolved[0], types),
         };
         if (names.len() == 2) != (kind == FieldKind::Transition) {
-            error(format!("{index}.kind"), "`transition` takes two `fields`; every other kind one `field`".into());
+            error(
+                format!("{index}.kind"),
+                "`transition` takes two `fields`; every other kind one `field`".into(),
+            );
             continue;
         }
         for field in &resolved {
             if let Some(needed) = kind_mismatch(kind, field, types) {
-                error(format!("{index}.kind"), format!("`{}` needs {needed}, but `{}` is `{}`", kind_name(kind), field.name, field.written));
+                error(
+                    format!("{index}.kind"),
+                    format!(
+                        "`{}` needs {needed}, but `{}` is `{}`",
+                        kind_name(kind),
+                        field.name,
+                        field.written
+                    ),
+                );
             }
+        }
+        if def.language.is_some() && (kind != FieldKind::CodeBlock || def.language_from.is_some()) {
+            error(
+                format!("{index}.language"),
+                "only applies to `code_block`, instead of `language_from`".into(),
+            );
         }
         if let Some(language_from) = &def.language_from {
             if kind != FieldKind::CodeBlock {
-                error(format!("{index}.language_from"), "only applies to `code_block`".into());
+                error(
+                    format!("{index}.language_from"),
+                    "only applies to `code_block`".into(),
+                );
             } else if entity.field(language_from).is_none() {
-                error(format!("{index}.language_from"), format!("`{}` has no field `{language_from}`", entity.name));
+                error(
+                    format!("{index}.language_from"),
+                    format!("`{}` has no field `{language_from}`", entity.name),
+                );
             }
         }
         if kind == FieldKind::Reference && entity.link.is_none() {
-            error(format!("{index}.kind"), format!("`reference` needs a `link` field on `{}`", entity.name));
+            error(
+                format!("{index}.kind"),
+                format!("`reference` needs a `link` field on `{}`", entity.name),
+            );
         }
-        if matches!(kind, FieldKind::Reference | FieldKind::Table | FieldKind::Body | FieldKind::CodeBlock)
-            && paths.iter().any(|p| p.len() > 1)
+        if matches!(
+            kind,
+            FieldKind::Reference | FieldKind::Table | FieldKind::Body | FieldKind::CodeBlock
+        ) && paths.iter().any(|p| p.len() > 1)
         {
-            error(format!("{index}.field"), format!("`{}` shows a field of the type itself, not a nested one", kind_name(kind)));
+            error(
+                format!("{index}.field"),
+                format!(
+                    "`{}` shows a field of the type itself, not a nested one",
+                    kind_name(kind)
+                ),
+            );
         }
-        let label = def.label.clone().unwrap_or_else(|| humanize_field(names[0].rsplit('.').next().unwrap_or_default()));
-        views.push(FieldView { paths, label, kind, language_from: def.language_from.clone() });
+        let label = def
+            .label
+            .clone()
+            .unwrap_or_else(|| humanize_field(names[0].rsplit('.').next().unwrap_or_default()));
+        views.push(FieldView {
+            paths,
+            label,
+            kind,
+            language_from: def.language_from.clone(),
+            language: def.language.clone(),
+        });
     }
     views
 }
@@ -560,20 +727,35 @@ fn resolve_action(
         scope.error("", "action names are lower_snake_case");
     }
     if def.title.len() > MAX_TITLE {
-        scope.error("title", format!("{} characters; keep it under {MAX_TITLE}", def.title.len()));
+        scope.error(
+            "title",
+            format!("{} characters; keep it under {MAX_TITLE}", def.title.len()),
+        );
     }
     let description = normalize_space(&def.description);
     if description.len() > MAX_DESCRIPTION {
-        scope.error("description", format!("{} characters; keep it under {MAX_DESCRIPTION}", description.len()));
+        scope.error(
+            "description",
+            format!(
+                "{} characters; keep it under {MAX_DESCRIPTION}",
+                description.len()
+            ),
+        );
     }
     if def.safety.read_only && def.safety.destructive {
-        scope.error("safety", "an action cannot be both read_only and destructive");
+        scope.error(
+            "safety",
+            "an action cannot be both read_only and destructive",
+        );
     }
     if def.method == HttpMethod::Get && !def.safety.read_only {
         scope.error("safety.read_only", "a GET action is read-only");
     }
     if def.method != HttpMethod::Get && def.safety.read_only && def.handler.is_none() {
-        scope.error("safety.read_only", "only GET actions (or handlers that only read) are read-only");
+        scope.error(
+            "safety.read_only",
+            "only GET actions (or handlers that only read) are read-only",
+        );
     }
     if def.method == HttpMethod::Delete && !def.safety.destructive {
         scope.error("safety.destructive", "a DELETE action is destructive");
@@ -581,7 +763,10 @@ fn resolve_action(
     if let Some(handler) = &def.handler
         && !is_identifier(handler)
     {
-        scope.error("handler", format!("`{handler}` is not a Rust function name"));
+        scope.error(
+            "handler",
+            format!("`{handler}` is not a Rust function name"),
+        );
     }
 
     let segments = parse_path(scope, &def.path);
@@ -598,11 +783,19 @@ fn resolve_action(
         .map(|p| p.name.as_str())
         .collect();
     for (index, hint) in def.hints.iter().enumerate() {
-        check_placeholders(scope, &format!("hints.{index}.text"), &hint.text, &param_names);
+        check_placeholders(
+            scope,
+            &format!("hints.{index}.text"),
+            &hint.text,
+            &param_names,
+        );
     }
     for (key, text) in [
         ("not_found", def.not_found.as_deref()),
-        ("markdown.heading", def.markdown.as_ref().and_then(|m| m.heading.as_deref())),
+        (
+            "markdown.heading",
+            def.markdown.as_ref().and_then(|m| m.heading.as_deref()),
+        ),
         ("output.message", def.output.message.as_deref()),
     ] {
         if let Some(text) = text {
@@ -610,7 +803,10 @@ fn resolve_action(
         }
     }
     if def.not_found.is_some() && !matches!(output, Output::Single { .. }) {
-        scope.error("not_found", "only an action with a single-entity result can report not found");
+        scope.error(
+            "not_found",
+            "only an action with a single-entity result can report not found",
+        );
     }
 
     let resource = def.resource.as_ref().map(|resource| {
@@ -619,12 +815,19 @@ fn resolve_action(
         }
         check_placeholders(scope, "resource.uri", &resource.uri, &param_names);
         if !matches!(output, Output::Single { .. }) {
-            scope.error("resource", "only an action with a single-entity result has a resource");
+            scope.error(
+                "resource",
+                "only an action with a single-entity result has a resource",
+            );
         }
         (resource.policy, resource.uri.clone())
     });
 
-    let hints = def.hints.iter().map(|hint| (hint.action.clone(), normalize_space(&hint.text))).collect();
+    let hints = def
+        .hints
+        .iter()
+        .map(|hint| (hint.action.clone(), normalize_space(&hint.text)))
+        .collect();
 
     let example = match yaml_to_json(&serde_yaml::to_value(&def.example).unwrap_or_default()) {
         Ok(value) => value,
@@ -637,16 +840,27 @@ fn resolve_action(
         for (key, value) in example {
             match params.iter().find(|p| &p.name == key) {
                 None => scope.error(&format!("example.{key}"), "not a parameter of this action"),
-                Some(param) if !param.ty.accepts(value) => scope.error(&format!("example.{key}"), "does not match the parameter's type"),
-                Some(param) if !param.values.is_empty() && !param.values.iter().any(|v| value == v) => {
-                    scope.error(&format!("example.{key}"), "is not one of the parameter's `enum` values")
+                Some(param) if !param.ty.accepts(value) => scope.error(
+                    &format!("example.{key}"),
+                    "does not match the parameter's type",
+                ),
+                Some(param)
+                    if !param.values.is_empty() && !param.values.iter().any(|v| value == v) =>
+                {
+                    scope.error(
+                        &format!("example.{key}"),
+                        "is not one of the parameter's `enum` values",
+                    )
                 }
                 Some(_) => {}
             }
         }
         for param in params.iter().filter(|p| p.required) {
             if !example.contains_key(&param.name) {
-                scope.error("example", format!("the required parameter `{}` is missing", param.name));
+                scope.error(
+                    "example",
+                    format!("the required parameter `{}` is missing", param.name),
+                );
             }
         }
     }
@@ -685,7 +899,10 @@ fn parse_path(scope: &mut Scope<'_>, path: &str) -> Vec<Segment> {
         if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
             segments.push(Segment::Param(name.to_owned()));
         } else if part.is_empty() || part.contains(['{', '}', '?', '#', ':']) {
-            scope.error("path", format!("bad segment `{part}`: use `{{param}}` placeholders and plain literals"));
+            scope.error(
+                "path",
+                format!("bad segment `{part}`: use `{{param}}` placeholders and plain literals"),
+            );
         } else {
             segments.push(Segment::Literal(part.to_owned()));
         }
@@ -707,7 +924,11 @@ fn resolve_params(
             Segment::Literal(_) => None,
         })
         .collect();
-    let mut defs: Vec<(String, ParamDef)> = def.params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut defs: Vec<(String, ParamDef)> = def
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     if paginated {
         for name in ["page", "per_page"] {
             if !def.params.contains_key(name) {
@@ -727,7 +948,10 @@ fn resolve_params(
             (true, Some(base)) => ParamDef {
                 ty: base.ty.clone(),
                 required: local.required.or(base.required),
-                description: local.description.clone().or_else(|| base.description.clone()),
+                description: local
+                    .description
+                    .clone()
+                    .or_else(|| base.description.clone()),
                 values: local.values.clone().or_else(|| base.values.clone()),
                 default: local.default.clone().or_else(|| base.default.clone()),
                 minimum: local.minimum.or(base.minimum),
@@ -737,7 +961,10 @@ fn resolve_params(
                 api_name: local.api_name.clone().or_else(|| base.api_name.clone()),
             },
             (true, None) => {
-                scope.error(&format!("{key}.type"), "missing, and `shared.yaml` defines no parameter of this name");
+                scope.error(
+                    &format!("{key}.type"),
+                    "missing, and `shared.yaml` defines no parameter of this name",
+                );
                 continue;
             }
             (false, _) => local,
@@ -766,18 +993,37 @@ fn resolve_params(
         };
         let required = merged.required.unwrap_or(false) || in_path;
         if in_path && merged.required == Some(false) {
-            scope.error(&format!("{key}.required"), "a path parameter is always required");
+            scope.error(
+                &format!("{key}.required"),
+                "a path parameter is always required",
+            );
         }
-        if in_path && matches!(ty, ParamType::StringList | ParamType::IntegerList | ParamType::Boolean) {
-            scope.error(&format!("{key}.type"), "a path parameter is a string, an integer or `path_or_id`");
+        if in_path
+            && matches!(
+                ty,
+                ParamType::StringList | ParamType::IntegerList | ParamType::Boolean
+            )
+        {
+            scope.error(
+                &format!("{key}.type"),
+                "a path parameter is a string, an integer or `path_or_id`",
+            );
         }
-        let Some(description) = merged.description.as_deref().map(normalize_space).filter(|d| !d.is_empty()) else {
+        let Some(description) = merged
+            .description
+            .as_deref()
+            .map(normalize_space)
+            .filter(|d| !d.is_empty())
+        else {
             scope.error(&format!("{key}.description"), "missing");
             continue;
         };
         let values = merged.values.clone().unwrap_or_default();
         if !values.is_empty() && RESERVED_TYPES.contains(&camel_case(&name).as_str()) {
-            scope.error(&key, "an enumerated parameter's type would shadow a std name; rename the parameter");
+            scope.error(
+                &key,
+                "an enumerated parameter's type would shadow a std name; rename the parameter",
+            );
         }
         if !values.is_empty() && ty != ParamType::String {
             scope.error(&format!("{key}.enum"), "only string parameters take `enum`");
@@ -785,20 +1031,36 @@ fn resolve_params(
         let default = match &merged.default {
             None => None,
             Some(value) => match yaml_to_json(value) {
-                Ok(value) if ty.accepts(&value) && (values.is_empty() || values.iter().any(|v| &value == v)) => Some(value),
+                Ok(value)
+                    if ty.accepts(&value)
+                        && (values.is_empty() || values.iter().any(|v| &value == v)) =>
+                {
+                    Some(value)
+                }
                 _ => {
-                    scope.error(&format!("{key}.default"), "does not match the parameter's type or `enum`");
+                    scope.error(
+                        &format!("{key}.default"),
+                        "does not match the parameter's type or `enum`",
+                    );
                     None
                 }
             },
         };
         if location == ParamLocation::Local && def.handler.is_none() {
-            scope.error(&format!("{key}.in"), "`local` parameters are read by a `handler`, and this action has none");
+            scope.error(
+                &format!("{key}.in"),
+                "`local` parameters are read by a `handler`, and this action has none",
+            );
         }
         if default.is_some() && required {
-            scope.error(&format!("{key}.default"), "a required parameter has no default");
+            scope.error(
+                &format!("{key}.default"),
+                "a required parameter has no default",
+            );
         }
-        if (merged.minimum.is_some() || merged.maximum.is_some()) && !matches!(ty, ParamType::Integer | ParamType::Number) {
+        if (merged.minimum.is_some() || merged.maximum.is_some())
+            && !matches!(ty, ParamType::Integer | ParamType::Number)
+        {
             scope.error(&format!("{key}.minimum"), "bounds apply to numbers only");
         }
         if let (Some(min), Some(max)) = (merged.minimum, merged.maximum)
@@ -809,7 +1071,10 @@ fn resolve_params(
         let aliases = merged.aliases.clone().unwrap_or_default();
         for alias in &aliases {
             if !seen_names.insert(alias.clone()) {
-                scope.error(&format!("{key}.aliases"), format!("`{alias}` is already a name or alias of another parameter"));
+                scope.error(
+                    &format!("{key}.aliases"),
+                    format!("`{alias}` is already a name or alias of another parameter"),
+                );
             }
         }
         if !seen_names.insert(name.clone()) {
@@ -831,7 +1096,10 @@ fn resolve_params(
     }
     for placeholder in path_params {
         if !params.iter().any(|p| p.name == placeholder) {
-            scope.error("path", format!("the placeholder `{{{placeholder}}}` has no parameter"));
+            scope.error(
+                "path",
+                format!("the placeholder `{{{placeholder}}}` has no parameter"),
+            );
         }
     }
     params
@@ -843,7 +1111,10 @@ fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) 
     match (&output.ty, &output.list, &output.message) {
         (Some(ty), list, None) => {
             if !exists(ty) {
-                scope.error("output.type", format!("no type named `{ty}` in shared.yaml"));
+                scope.error(
+                    "output.type",
+                    format!("no type named `{ty}` in shared.yaml"),
+                );
             }
             match list {
                 Some(key) => {
@@ -854,12 +1125,19 @@ fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) 
                         let entity = types.iter().find(|t| &t.name == ty);
                         for field in [&from.map.key, &from.map.value] {
                             if entity.is_some_and(|e| e.field(field).is_none()) {
-                                scope.error("output.from.map", format!("`{ty}` has no field `{field}`"));
+                                scope.error(
+                                    "output.from.map",
+                                    format!("`{ty}` has no field `{field}`"),
+                                );
                             }
                         }
                         (from.map.key.clone(), from.map.value.clone())
                     });
-                    Output::List { ty: ty.clone(), key: key.clone(), from_map }
+                    Output::List {
+                        ty: ty.clone(),
+                        key: key.clone(),
+                        from_map,
+                    }
                 }
                 None => {
                     if output.from.is_some() {
@@ -869,10 +1147,17 @@ fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) 
                 }
             }
         }
-        (None, None, Some(text)) => Output::Message { text: normalize_space(text) },
+        (None, None, Some(text)) => Output::Message {
+            text: normalize_space(text),
+        },
         _ => {
-            scope.error("output", "give either `type` (with `list` for a collection) or `message`");
-            Output::Message { text: String::new() }
+            scope.error(
+                "output",
+                "give either `type` (with `list` for a collection) or `message`",
+            );
+            Output::Message {
+                text: String::new(),
+            }
         }
     }
 }
@@ -891,12 +1176,17 @@ fn resolve_view(
     match (output, entity) {
         (Output::List { key, .. }, Some(entity)) => {
             if markdown.is_some_and(|m| m.rows.is_some() || m.verb.is_some()) {
-                scope.error("markdown", "`rows` and `verb` are for single results; a list takes `columns`");
+                scope.error(
+                    "markdown",
+                    "`rows` and `verb` are for single results; a list takes `columns`",
+                );
             }
             let columns = match markdown.and_then(|m| m.columns.as_ref()) {
                 Some(defs) => {
                     let mut found = Vec::new();
-                    let views = resolve_views(entity, types, defs, &mut |key, message| found.push((key, message)));
+                    let views = resolve_views(entity, types, defs, &mut |key, message| {
+                        found.push((key, message))
+                    });
                     for (key, message) in found {
                         scope.error(&format!("markdown.columns.{key}"), message);
                     }
@@ -904,23 +1194,44 @@ fn resolve_view(
                 }
                 None => entity.table.clone(),
             };
-            if columns.iter().any(|c| matches!(c.kind, FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table)) {
-                scope.error("markdown.columns", "`body`, `code_block` and `table` are card sections, not table columns");
+            if columns.iter().any(|c| {
+                matches!(
+                    c.kind,
+                    FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table
+                )
+            }) {
+                scope.error(
+                    "markdown.columns",
+                    "`body`, `code_block` and `table` are card sections, not table columns",
+                );
             }
             if columns.is_empty() {
-                scope.error("markdown.columns", format!("`{}` declares no `table` and the action gives no `columns`", entity.name));
+                scope.error(
+                    "markdown.columns",
+                    format!(
+                        "`{}` declares no `table` and the action gives no `columns`",
+                        entity.name
+                    ),
+                );
             }
-            let heading = markdown.and_then(|m| m.heading.clone()).unwrap_or_else(|| humanize_field(key));
+            let heading = markdown
+                .and_then(|m| m.heading.clone())
+                .unwrap_or_else(|| humanize_field(key));
             View::Table { heading, columns }
         }
         (Output::Single { .. }, Some(entity)) => {
             if markdown.is_some_and(|m| m.columns.is_some()) {
-                scope.error("markdown.columns", "`columns` are for lists; a single result takes `rows`");
+                scope.error(
+                    "markdown.columns",
+                    "`columns` are for lists; a single result takes `rows`",
+                );
             }
             let rows = match markdown.and_then(|m| m.rows.as_ref()) {
                 Some(defs) => {
                     let mut found = Vec::new();
-                    let views = resolve_views(entity, types, defs, &mut |key, message| found.push((key, message)));
+                    let views = resolve_views(entity, types, defs, &mut |key, message| {
+                        found.push((key, message))
+                    });
                     for (key, message) in found {
                         scope.error(&format!("markdown.rows.{key}"), message);
                     }
@@ -929,7 +1240,13 @@ fn resolve_view(
                 None => entity.card.clone(),
             };
             if rows.is_empty() {
-                scope.error("markdown.rows", format!("`{}` declares no `card` and the action gives no `rows`", entity.name));
+                scope.error(
+                    "markdown.rows",
+                    format!(
+                        "`{}` declares no `card` and the action gives no `rows`",
+                        entity.name
+                    ),
+                );
             }
             View::Card {
                 heading: markdown.and_then(|m| m.heading.clone()),
@@ -938,10 +1255,15 @@ fn resolve_view(
             }
         }
         _ => {
-            if markdown.is_some_and(|m| m.columns.is_some() || m.rows.is_some() || m.verb.is_some()) {
+            if markdown.is_some_and(|m| m.columns.is_some() || m.rows.is_some() || m.verb.is_some())
+            {
                 scope.error("markdown", "a message result takes only a `heading`");
             }
-            View::Message { heading: markdown.and_then(|m| m.heading.clone()).unwrap_or_else(|| "Done".to_owned()) }
+            View::Message {
+                heading: markdown
+                    .and_then(|m| m.heading.clone())
+                    .unwrap_or_else(|| "Done".to_owned()),
+            }
         }
     }
 }
@@ -951,7 +1273,9 @@ pub fn placeholders(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find('{') {
-        let Some(len) = rest[start..].find('}') else { break };
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
         found.push(rest[start + 1..start + len].to_owned());
         rest = &rest[start + len + 1..];
     }
@@ -961,7 +1285,10 @@ pub fn placeholders(text: &str) -> Vec<String> {
 fn check_placeholders(scope: &mut Scope<'_>, key: &str, text: &str, params: &BTreeSet<&str>) {
     for name in placeholders(text) {
         if !params.contains(name.as_str()) {
-            scope.error(key, format!("`{{{name}}}` is not a parameter of this action"));
+            scope.error(
+                key,
+                format!("`{{{name}}}` is not a parameter of this action"),
+            );
         }
     }
 }
@@ -969,17 +1296,29 @@ fn check_placeholders(scope: &mut Scope<'_>, key: &str, text: &str, params: &BTr
 fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut Vec<Diagnostic>) {
     let mut owners: BTreeMap<String, String> = BTreeMap::new();
     let file_of = |domain: &str| {
-        manifest.domains.iter().find(|(_, f)| f.domain == domain).map(|(p, _)| p.clone()).unwrap_or_default()
+        manifest
+            .domains
+            .iter()
+            .find(|(_, f)| f.domain == domain)
+            .map(|(p, _)| p.clone())
+            .unwrap_or_default()
     };
     let mut domain_names = BTreeSet::new();
     for domain in domains {
         if !domain_names.insert(domain.name.clone()) {
-            diagnostics.push(Diagnostic::file(&file_of(&domain.name), format!("domain `{}` is declared twice", domain.name)));
+            diagnostics.push(Diagnostic::file(
+                &file_of(&domain.name),
+                format!("domain `{}` is declared twice", domain.name),
+            ));
         }
         for action in &domain.actions {
             let names = std::iter::once(action.id.clone()).chain(action.aliases.iter().cloned());
             for (index, name) in names.enumerate() {
-                let key = if index == 0 { String::new() } else { "aliases".to_owned() };
+                let key = if index == 0 {
+                    String::new()
+                } else {
+                    "aliases".to_owned()
+                };
                 if let Some(owner) = owners.insert(name.clone(), action.id.clone()) {
                     diagnostics.push(Diagnostic::action(
                         &file_of(&domain.name),
@@ -989,12 +1328,20 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
                     ));
                 }
                 if index > 0 && !name.contains('.') {
-                    diagnostics.push(Diagnostic::action(&file_of(&domain.name), &action.id, &key, format!("alias `{name}` is not of the form `domain.action`")));
+                    diagnostics.push(Diagnostic::action(
+                        &file_of(&domain.name),
+                        &action.id,
+                        &key,
+                        format!("alias `{name}` is not of the form `domain.action`"),
+                    ));
                 }
             }
         }
     }
-    let ids: BTreeSet<&str> = domains.iter().flat_map(|d| d.actions.iter().map(|a| a.id.as_str())).collect();
+    let ids: BTreeSet<&str> = domains
+        .iter()
+        .flat_map(|d| d.actions.iter().map(|a| a.id.as_str()))
+        .collect();
     for domain in domains {
         for action in &domain.actions {
             for (target, _) in &action.hints {
@@ -1014,7 +1361,9 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
 fn is_identifier(text: &str) -> bool {
     !text.is_empty()
         && text.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
 fn normalize_space(text: &str) -> String {

@@ -9,17 +9,34 @@ const PREAMBLE: &str = "\
 
 /// Parses the tokens as a file and pretty-prints them with the do-not-edit preamble.
 pub fn format(tokens: TokenStream) -> Result<String, String> {
-    let file: syn::File =
-        syn::parse2(tokens).map_err(|error| format!("the generator produced invalid Rust: {error}"))?;
-    Ok(format!("{PREAMBLE}\n{}", space_out(&prettyplease::unparse(&file))))
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|error| format!("the generator produced invalid Rust: {error}"))?;
+    Ok(format!(
+        "{PREAMBLE}\n{}",
+        space_out(&prettyplease::unparse(&file))
+    ))
 }
 
 /// prettyplease puts items back to back; a blank line between them reads like hand-written
 /// code. An item starts with a doc comment, an attribute or a keyword, right after a line
 /// that closed the previous item with `}` or `;`.
 fn space_out(text: &str) -> String {
-    const STARTS: &[&str] =
-        &["///", "#[", "pub ", "fn ", "impl ", "impl<", "mod ", "use ", "struct ", "enum ", "type ", "static ", "const ", "async fn "];
+    const STARTS: &[&str] = &[
+        "///",
+        "#[",
+        "pub ",
+        "fn ",
+        "impl ",
+        "impl<",
+        "mod ",
+        "use ",
+        "struct ",
+        "enum ",
+        "type ",
+        "static ",
+        "const ",
+        "async fn ",
+    ];
     let mut out = String::with_capacity(text.len() + text.len() / 20);
     let mut previous = "";
     for line in text.lines() {

@@ -55,8 +55,19 @@ const MAX_RETRY_WAIT: u64 = 10;
 impl GitlabClient {
     pub fn new(base_url: &str, token: Option<Token>) -> Self {
         let base = base_url.trim_end_matches('/');
-        let api = if base.ends_with("/api/v4") { base.to_owned() } else { format!("{base}/api/v4") };
-        Self { inner: Arc::new(Inner { api, token, http: OnceLock::new(), max_retries: 2 }) }
+        let api = if base.ends_with("/api/v4") {
+            base.to_owned()
+        } else {
+            format!("{base}/api/v4")
+        };
+        Self {
+            inner: Arc::new(Inner {
+                api,
+                token,
+                http: OnceLock::new(),
+                max_retries: 2,
+            }),
+        }
     }
 
     /// The API root this client talks to.
@@ -86,13 +97,19 @@ impl GitlabClient {
 
     /// Sends a request; retries idempotent ones on transient failures.
     pub async fn send(&self, request: Request) -> Result<Response, GitlabError> {
-        let target = request.target().map_err(|unsafe_path| GitlabError::new(ErrorKind::UnsafePath, format!("{:?}", unsafe_path.value)))?;
+        let target = request.target().map_err(|unsafe_path| {
+            GitlabError::new(ErrorKind::UnsafePath, format!("{:?}", unsafe_path.value))
+        })?;
         let url = format!("{}{target}", self.inner.api);
         let mut attempt = 0;
         loop {
             let result = self.attempt(&request, &url).await;
             match result {
-                Err(error) if request.method.is_idempotent() && error.is_transient() && attempt < self.inner.max_retries => {
+                Err(error)
+                    if request.method.is_idempotent()
+                        && error.is_transient()
+                        && attempt < self.inner.max_retries =>
+                {
                     let wait = match error.retry_after {
                         Some(seconds) if seconds > MAX_RETRY_WAIT => return Err(error),
                         Some(seconds) => Duration::from_secs(seconds),
@@ -122,7 +139,9 @@ impl GitlabClient {
         }
         if let Some(body) = request.json_body() {
             let bytes = serde_json::to_vec(body).unwrap_or_default();
-            builder = builder.header("content-type", "application/json").body(bytes);
+            builder = builder
+                .header("content-type", "application/json")
+                .body(bytes);
         }
         tracing::debug!(method = %request.method, url = %url, "GitLab request");
         let response = builder.send().await.map_err(network_error)?;
@@ -133,7 +152,11 @@ impl GitlabClient {
             let retry_after = header(&headers, "retry-after").and_then(|v| v.parse().ok());
             return Err(GitlabError::from_status(status, &body, retry_after));
         }
-        Ok(Response { status, pagination: Pagination::from_headers(|name| header(&headers, name)), body })
+        Ok(Response {
+            status,
+            pagination: Pagination::from_headers(|name| header(&headers, name)),
+            body,
+        })
     }
 }
 
@@ -168,8 +191,9 @@ impl Response {
     /// The body as JSON with `null`s and empty values removed, so that typed results never
     /// carry placeholders.
     pub fn value(&self) -> Result<Value, GitlabError> {
-        let mut value: Value = serde_json::from_slice(&self.body)
-            .map_err(|error| GitlabError::new(ErrorKind::BadResponse, format!("not JSON ({error})")))?;
+        let mut value: Value = serde_json::from_slice(&self.body).map_err(|error| {
+            GitlabError::new(ErrorKind::BadResponse, format!("not JSON ({error})"))
+        })?;
         prune(&mut value);
         Ok(value)
     }
@@ -188,20 +212,37 @@ impl Response {
     }
 
     /// A JSON object read as a list of `{key_field: key, value_field: value}` items, as for
-    /// `{"Ruby": 66.7, "Go": 33.3}`.
-    pub fn map_items<T: DeserializeOwned>(&self, key_field: &str, value_field: &str) -> Result<Vec<T>, GitlabError> {
+    /// `{"Ruby": 66.7, "Go": 33.3}`; numeric values sort largest first, as GitLab shows them.
+    pub fn map_items<T: DeserializeOwned>(
+        &self,
+        key_field: &str,
+        value_field: &str,
+    ) -> Result<Vec<T>, GitlabError> {
         match self.value()? {
-            Value::Object(entries) => entries
-                .into_iter()
-                .map(|(key, value)| {
-                    let mut item = serde_json::Map::new();
-                    item.insert(key_field.to_owned(), Value::String(key));
-                    item.insert(value_field.to_owned(), value);
-                    from_value(Value::Object(item))
-                })
-                .collect(),
+            Value::Object(entries) => {
+                let mut entries: Vec<(String, Value)> = entries.into_iter().collect();
+                entries.sort_by(|a, b| {
+                    let (x, y) = (
+                        a.1.as_f64().unwrap_or(f64::MIN),
+                        b.1.as_f64().unwrap_or(f64::MIN),
+                    );
+                    y.total_cmp(&x).then_with(|| a.0.cmp(&b.0))
+                });
+                entries
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let mut item = serde_json::Map::new();
+                        item.insert(key_field.to_owned(), Value::String(key));
+                        item.insert(value_field.to_owned(), value);
+                        from_value(Value::Object(item))
+                    })
+                    .collect()
+            }
             Value::Null => Ok(Vec::new()),
-            _ => Err(GitlabError::new(ErrorKind::BadResponse, "expected an object")),
+            _ => Err(GitlabError::new(
+                ErrorKind::BadResponse,
+                "expected an object",
+            )),
         }
     }
 
@@ -215,8 +256,12 @@ impl Response {
 }
 
 fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, GitlabError> {
-    serde_json::from_value(value)
-        .map_err(|error| GitlabError::new(ErrorKind::BadResponse, format!("a field is missing or has the wrong type ({error})")))
+    serde_json::from_value(value).map_err(|error| {
+        GitlabError::new(
+            ErrorKind::BadResponse,
+            format!("a field is missing or has the wrong type ({error})"),
+        )
+    })
 }
 
 /// Removes `null`, `""`, `[]` and `{}` everywhere in a JSON value.

@@ -44,7 +44,12 @@ const MAX_DETAIL: usize = 300;
 
 impl GitlabError {
     pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
-        Self { kind, status: None, detail: detail.into(), retry_after: None }
+        Self {
+            kind,
+            status: None,
+            detail: detail.into(),
+            retry_after: None,
+        }
     }
 
     /// Classifies an HTTP error response from its status and body.
@@ -58,7 +63,12 @@ impl GitlabError {
             500..=599 => ErrorKind::Server,
             _ => ErrorKind::Invalid,
         };
-        Self { kind, status: Some(status), detail: detail_from_body(body), retry_after }
+        Self {
+            kind,
+            status: Some(status),
+            detail: detail_from_body(body),
+            retry_after,
+        }
     }
 
     pub fn is_not_found(&self) -> bool {
@@ -74,7 +84,11 @@ impl GitlabError {
     /// One sentence for the model: what happened and what to do about it.
     pub fn explain(&self) -> String {
         let status = self.status.map(|s| format!(" ({s})")).unwrap_or_default();
-        let said = if self.detail.is_empty() { String::new() } else { format!(" GitLab said: \"{}\".", self.detail) };
+        let said = if self.detail.is_empty() {
+            String::new()
+        } else {
+            format!(" GitLab said: \"{}\".", self.detail)
+        };
         match self.kind {
             ErrorKind::Unauthorized => format!(
                 "GitLab rejected the token{status}. Check that GITLAB_TOKEN is a valid, unexpired personal access token with the `api` scope (or `read_api` for reading)."
@@ -88,14 +102,27 @@ impl GitlabError {
             ErrorKind::Conflict => format!(
                 "GitLab refused this in the current state{status}.{said} Read the current state first (for example with the matching `get` action), then retry."
             ),
-            ErrorKind::Invalid => format!("GitLab rejected the request{status}.{said} Fix the parameters and retry."),
+            ErrorKind::Invalid => {
+                format!("GitLab rejected the request{status}.{said} Fix the parameters and retry.")
+            }
             ErrorKind::RateLimited => {
-                let wait = self.retry_after.map(|s| format!(" Wait {s} s, then retry.")).unwrap_or_else(|| " Wait a little, then retry.".into());
+                let wait = self
+                    .retry_after
+                    .map(|s| format!(" Wait {s} s, then retry."))
+                    .unwrap_or_else(|| " Wait a little, then retry.".into());
                 format!("GitLab is rate limiting requests{status}.{wait}")
             }
-            ErrorKind::Server => format!("GitLab failed with a server error{status}.{said} Retry later; the request may or may not have taken effect."),
-            ErrorKind::Network => format!("Could not reach GitLab: {}. Check GITLAB_URL and the network, then retry.", self.detail),
-            ErrorKind::BadResponse => format!("GitLab answered with something unexpected: {}.", self.detail),
+            ErrorKind::Server => format!(
+                "GitLab failed with a server error{status}.{said} Retry later; the request may or may not have taken effect."
+            ),
+            ErrorKind::Network => format!(
+                "Could not reach GitLab: {}. Check GITLAB_URL and the network, then retry.",
+                self.detail
+            ),
+            ErrorKind::BadResponse => format!(
+                "GitLab answered with something unexpected: {}.",
+                self.detail
+            ),
             ErrorKind::UnsafePath => format!(
                 "The value {} cannot be used in a URL path (empty, `.` or `..`). Nothing was sent; pass the real name.",
                 self.detail
@@ -118,7 +145,11 @@ fn detail_from_body(body: &[u8]) -> String {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
         return String::new();
     };
-    let message = value.get("message").or_else(|| value.get("error")).map(flatten).unwrap_or_default();
+    let message = value
+        .get("message")
+        .or_else(|| value.get("error"))
+        .map(flatten)
+        .unwrap_or_default();
     one_line(&message)
 }
 
@@ -173,7 +204,11 @@ mod tests {
         assert_eq!(error.kind, ErrorKind::NotFound);
         assert_eq!(error.detail, "404 Project Not Found");
 
-        let error = GitlabError::from_status(400, br#"{"message":{"name":["has already been taken"]}}"#, None);
+        let error = GitlabError::from_status(
+            400,
+            br#"{"message":{"name":["has already been taken"]}}"#,
+            None,
+        );
         assert_eq!(error.detail, "name has already been taken");
 
         let error = GitlabError::from_status(500, b"<html><body>Oops</body></html>", None);
@@ -182,7 +217,11 @@ mod tests {
 
     #[test]
     fn markup_in_messages_is_dropped() {
-        let error = GitlabError::from_status(422, br#"{"error":"bad <script>alert(1)</script> value\n\nhere"}"#, None);
+        let error = GitlabError::from_status(
+            422,
+            br#"{"error":"bad <script>alert(1)</script> value\n\nhere"}"#,
+            None,
+        );
         assert_eq!(error.detail, "bad alert(1) value here");
     }
 }

@@ -40,18 +40,35 @@ mod tests {
 
     #[test]
     fn reads_headers() {
-        let headers = [("x-page", "2"), ("x-per-page", "20"), ("x-total", "57"), ("x-total-pages", "3"), ("x-next-page", "3")];
-        let pagination = Pagination::from_headers(|name| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v));
+        let headers = [
+            ("x-page", "2"),
+            ("x-per-page", "20"),
+            ("x-total", "57"),
+            ("x-total-pages", "3"),
+            ("x-next-page", "3"),
+        ];
+        let pagination = Pagination::from_headers(|name| {
+            headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+        });
         assert_eq!(
             pagination,
-            Pagination { page: 2, per_page: 20, total_items: Some(57), total_pages: Some(3), next_page: Some(3), has_more: true }
+            Pagination {
+                page: 2,
+                per_page: 20,
+                total_items: Some(57),
+                total_pages: Some(3),
+                next_page: Some(3),
+                has_more: true
+            }
         );
     }
 
     #[test]
     fn empty_next_page_means_last_page() {
         let headers = [("x-page", "3"), ("x-next-page", "")];
-        let pagination = Pagination::from_headers(|name| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v));
+        let pagination = Pagination::from_headers(|name| {
+            headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+        });
         assert!(!pagination.has_more);
         assert_eq!(pagination.next_page, None);
     }

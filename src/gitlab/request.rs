@@ -12,7 +12,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Characters left as they are in a path segment or query value: RFC 3986 unreserved.
-const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 pub fn encode_component(text: &str) -> String {
     utf8_percent_encode(text, UNRESERVED).to_string()
@@ -147,7 +151,13 @@ pub struct UnsafePath {
 
 impl Request {
     pub fn new(method: Method) -> Self {
-        Self { method, segments: Vec::new(), query: Vec::new(), body: Map::new(), raw: false }
+        Self {
+            method,
+            segments: Vec::new(),
+            query: Vec::new(),
+            body: Map::new(),
+            raw: false,
+        }
     }
 
     pub fn segment(mut self, literal: &'static str) -> Self {
@@ -172,7 +182,8 @@ impl Request {
             WireText::One(text) => self.query.push((name.to_owned(), text)),
             WireText::Many(values) => {
                 let key = format!("{name}[]");
-                self.query.extend(values.into_iter().map(|value| (key.clone(), value)));
+                self.query
+                    .extend(values.into_iter().map(|value| (key.clone(), value)));
             }
         }
         self
@@ -202,7 +213,10 @@ impl Request {
     }
 
     pub fn query_value(&self, name: &str) -> Option<&str> {
-        self.query.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+        self.query
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
     }
 
     /// The encoded path, relative to `/api/v4`: `/projects/acme%2Fapi/merge_requests`.
@@ -214,7 +228,9 @@ impl Request {
                 Segment::Literal(text) => path.push_str(text),
                 Segment::Param(value) => {
                     if value.is_empty() || value == "." || value == ".." {
-                        return Err(UnsafePath { value: value.clone() });
+                        return Err(UnsafePath {
+                            value: value.clone(),
+                        });
                     }
                     path.push_str(&encode_component(value));
                 }
@@ -237,11 +253,16 @@ impl Request {
     pub fn target(&self) -> Result<String, UnsafePath> {
         let path = self.path()?;
         let query = self.query_string();
-        Ok(if query.is_empty() { path } else { format!("{path}?{query}") })
+        Ok(if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{query}")
+        })
     }
 
     pub fn json_body(&self) -> Option<&Map<String, Value>> {
-        (!self.body.is_empty() || !matches!(self.method, Method::Get | Method::Delete)).then_some(&self.body)
+        (!self.body.is_empty() || !matches!(self.method, Method::Get | Method::Delete))
+            .then_some(&self.body)
     }
 }
 
@@ -322,9 +343,14 @@ mod tests {
     fn dot_segments_are_refused() {
         for value in [".", "..", ""] {
             let request = Request::new(Method::Get).segment("projects").param(value);
-            assert!(request.path().is_err(), "{value:?} must not become a segment");
+            assert!(
+                request.path().is_err(),
+                "{value:?} must not become a segment"
+            );
         }
-        let traversal = Request::new(Method::Get).segment("projects").param("../../admin");
+        let traversal = Request::new(Method::Get)
+            .segment("projects")
+            .param("../../admin");
         assert_eq!(traversal.path().unwrap(), "/projects/..%2F..%2Fadmin");
     }
 
@@ -334,7 +360,10 @@ mod tests {
             .query("state", &Some("opened".to_owned()))
             .query("labels", &None::<String>)
             .query("iids", &vec![1_i64, 2]);
-        assert_eq!(request.query_string(), "state=opened&iids%5B%5D=1&iids%5B%5D=2");
+        assert_eq!(
+            request.query_string(),
+            "state=opened&iids%5B%5D=1&iids%5B%5D=2"
+        );
     }
 
     #[test]

@@ -25,7 +25,9 @@ fn patch(files: &[DiffFile], budget: i64) -> Patch {
     for file in files {
         let header = format!("diff --git a/{} b/{}", file.old_path, file.new_path);
         let body = file.diff.as_deref().unwrap_or("");
-        let lines: Vec<&str> = std::iter::once(header.as_str()).chain(body.lines()).collect();
+        let lines: Vec<&str> = std::iter::once(header.as_str())
+            .chain(body.lines())
+            .collect();
         let room = (budget - used).max(0) as usize;
         if room == 0 {
             truncated = true;
@@ -44,11 +46,18 @@ fn patch(files: &[DiffFile], budget: i64) -> Patch {
             break;
         }
     }
-    Patch { text, shown_files, truncated }
+    Patch {
+        text,
+        shown_files,
+        truncated,
+    }
 }
 
 /// `merge_request.diffs`: every changed file, and the patch within `max_patch_lines`.
-pub async fn merge_request_diffs(context: &Context, params: &diffs::Params) -> Result<diffs::Output, ActionError> {
+pub async fn merge_request_diffs(
+    context: &Context,
+    params: &diffs::Params,
+) -> Result<diffs::Output, ActionError> {
     #[derive(serde::Deserialize)]
     struct MergeRequest {
         iid: i64,
@@ -65,7 +74,10 @@ pub async fn merge_request_diffs(context: &Context, params: &diffs::Params) -> R
     let mut files: Vec<DiffFile> = Vec::new();
     let mut page = 1;
     loop {
-        let request = params.request().set_query("per_page", "100").set_query("page", page.to_string());
+        let request = params
+            .request()
+            .set_query("per_page", "100")
+            .set_query("page", page.to_string());
         let response = context.send(request).await?;
         files.extend(response.items::<DiffFile>()?);
         match response.pagination.next_page {
@@ -97,7 +109,10 @@ pub async fn merge_request_diffs(context: &Context, params: &diffs::Params) -> R
 }
 
 /// `repository.compare`: the commits between two refs, the files and the patch.
-pub async fn compare(context: &Context, params: &comparison::Params) -> Result<comparison::Output, ActionError> {
+pub async fn compare(
+    context: &Context,
+    params: &comparison::Params,
+) -> Result<comparison::Output, ActionError> {
     #[derive(serde::Deserialize)]
     struct Comparison {
         #[serde(default)]

@@ -15,7 +15,10 @@ async fn default_branch(context: &Context, project: &PathOrId) -> Result<String,
     let request = Request::new(Method::Get).segment("projects").param(project);
     let project: Project = context.send(request).await?.json()?;
     project.default_branch.ok_or_else(|| {
-        ActionError::Gitlab(GitlabError::new(ErrorKind::NotFound, "the project has no default branch (its repository is empty)"))
+        ActionError::Gitlab(GitlabError::new(
+            ErrorKind::NotFound,
+            "the project has no default branch (its repository is empty)",
+        ))
     })
 }
 
@@ -25,7 +28,10 @@ fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// `repository.file_get`: a window of `max_lines` lines from `start_line`.
-pub async fn file_window(context: &Context, params: &file_get::Params) -> Result<file_get::Output, ActionError> {
+pub async fn file_window(
+    context: &Context,
+    params: &file_get::Params,
+) -> Result<file_get::Output, ActionError> {
     #[derive(serde::Deserialize)]
     struct File {
         size: i64,
@@ -43,8 +49,15 @@ pub async fn file_window(context: &Context, params: &file_get::Params) -> Result
     let file: File = context.send(request).await?.json()?;
     let bytes = match file.encoding.as_deref() {
         Some("base64") => base64::engine::general_purpose::STANDARD
-            .decode(file.content.as_deref().unwrap_or_default().replace(['\n', '\r'], ""))
-            .map_err(|_| GitlabError::new(ErrorKind::BadResponse, "file content is not valid base64"))?,
+            .decode(
+                file.content
+                    .as_deref()
+                    .unwrap_or_default()
+                    .replace(['\n', '\r'], ""),
+            )
+            .map_err(|_| {
+                GitlabError::new(ErrorKind::BadResponse, "file content is not valid base64")
+            })?,
         _ => file.content.unwrap_or_default().into_bytes(),
     };
 

@@ -4,7 +4,10 @@ use crate::catalog::generated::job::log;
 use crate::dispatch::{ActionError, Context};
 
 /// `job.log`: the last `lines` lines, or `lines` lines from `start_line`.
-pub async fn job_log_tail(context: &Context, params: &log::Params) -> Result<log::Output, ActionError> {
+pub async fn job_log_tail(
+    context: &Context,
+    params: &log::Params,
+) -> Result<log::Output, ActionError> {
     let body = context.send(params.request().raw()).await?.body;
     let text = clean(&String::from_utf8_lossy(&body));
     let lines: Vec<&str> = text.lines().collect();
@@ -19,7 +22,11 @@ pub async fn job_log_tail(context: &Context, params: &log::Params) -> Result<log
         Some(start) => (start, (start + count - 1).min(total)),
         None => ((total - count + 1).max(1), total),
     };
-    let content = if total == 0 { None } else { Some(lines[(start - 1) as usize..end as usize].join("\n")) };
+    let content = if total == 0 {
+        None
+    } else {
+        Some(lines[(start - 1) as usize..end as usize].join("\n"))
+    };
     Ok(log::Output {
         job_id: params.job_id,
         total_bytes: body.len() as i64,
@@ -37,7 +44,10 @@ fn clean(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for line in raw.split('\n') {
         // A progress line redrawn with `\r` shows only its last state.
-        let visible = line.rsplit('\r').find(|part| !strip_ansi(part).trim().is_empty()).unwrap_or("");
+        let visible = line
+            .rsplit('\r')
+            .find(|part| !strip_ansi(part).trim().is_empty())
+            .unwrap_or("");
         let text = strip_sections(&strip_ansi(visible));
         out.push_str(text.trim_end());
         out.push('\n');
@@ -77,7 +87,9 @@ fn strip_sections(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find("section_") {
         let tail = &rest[at..];
-        let marker = ["section_start:", "section_end:"].into_iter().find(|m| tail.starts_with(m));
+        let marker = ["section_start:", "section_end:"]
+            .into_iter()
+            .find(|m| tail.starts_with(m));
         let Some(marker) = marker else {
             out.push_str(&rest[..at + "section_".len()]);
             rest = &rest[at + "section_".len()..];
@@ -85,7 +97,9 @@ fn strip_sections(text: &str) -> String {
         };
         out.push_str(&rest[..at]);
         let after = &tail[marker.len()..];
-        let end = after.find(|c: char| c.is_whitespace()).unwrap_or(after.len());
+        let end = after
+            .find(|c: char| c.is_whitespace())
+            .unwrap_or(after.len());
         rest = &after[end..];
     }
     out.push_str(rest);

@@ -22,7 +22,10 @@ pub(crate) enum Part {
     /// A boolean, which reads differently in a table and in a card.
     Flag(bool),
     /// A user: linked in a card, plain `@name` in a table (where links would crowd the row).
-    Person { username: String, url: Option<String> },
+    Person {
+        username: String,
+        url: Option<String>,
+    },
     /// Our own fixed markup (emoji, arrows, separators).
     Symbol(&'static str),
 }
@@ -48,11 +51,17 @@ pub trait Person {
 }
 
 pub fn text(value: Option<&str>) -> Cell {
-    value.filter(|v| !v.trim().is_empty()).map(|v| Cell::one(Part::Text(v.to_owned()))).unwrap_or_default()
+    value
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| Cell::one(Part::Text(v.to_owned())))
+        .unwrap_or_default()
 }
 
 pub fn code(value: Option<&str>) -> Cell {
-    value.filter(|v| !v.is_empty()).map(|v| Cell::one(Part::Code(v.to_owned()))).unwrap_or_default()
+    value
+        .filter(|v| !v.is_empty())
+        .map(|v| Cell::one(Part::Code(v.to_owned())))
+        .unwrap_or_default()
 }
 
 /// A commit SHA, shortened to 8 characters.
@@ -61,23 +70,33 @@ pub fn sha(value: Option<&str>) -> Cell {
 }
 
 pub fn integer(value: Option<i64>) -> Cell {
-    value.map(|v| Cell::one(Part::Text(v.to_string()))).unwrap_or_default()
+    value
+        .map(|v| Cell::one(Part::Text(v.to_string())))
+        .unwrap_or_default()
 }
 
 pub fn number(value: Option<f64>) -> Cell {
-    value.map(|v| Cell::one(Part::Text(format::number(v)))).unwrap_or_default()
+    value
+        .map(|v| Cell::one(Part::Text(format::number(v))))
+        .unwrap_or_default()
 }
 
 pub fn percent(value: Option<f64>) -> Cell {
-    value.map(|v| Cell::one(Part::Text(format!("{}%", format::number(v))))).unwrap_or_default()
+    value
+        .map(|v| Cell::one(Part::Text(format!("{}%", format::number(v)))))
+        .unwrap_or_default()
 }
 
 pub fn size(value: Option<f64>) -> Cell {
-    value.map(|v| Cell::one(Part::Text(format::size(v)))).unwrap_or_default()
+    value
+        .map(|v| Cell::one(Part::Text(format::size(v))))
+        .unwrap_or_default()
 }
 
 pub fn duration(value: Option<f64>) -> Cell {
-    value.map(|v| Cell::one(Part::Text(format::duration(v)))).unwrap_or_default()
+    value
+        .map(|v| Cell::one(Part::Text(format::duration(v))))
+        .unwrap_or_default()
 }
 
 pub fn boolean(value: Option<bool>) -> Cell {
@@ -86,12 +105,16 @@ pub fn boolean(value: Option<bool>) -> Cell {
 
 /// A date or timestamp, readable: `15 Jan 2025 10:30 UTC`, or `15 Jan 2025` for a date.
 pub fn date(value: Option<&str>) -> Cell {
-    value.map(|v| Cell::one(Part::Text(format::date(v)))).unwrap_or_default()
+    value
+        .map(|v| Cell::one(Part::Text(format::date(v))))
+        .unwrap_or_default()
 }
 
 /// A status with its emoji: `✅ success`.
 pub fn status(value: Option<&str>) -> Cell {
-    let Some(value) = value.filter(|v| !v.is_empty()) else { return Cell::default() };
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Cell::default();
+    };
     let mut parts = Vec::new();
     if let Some(emoji) = format::status_emoji(value) {
         parts.push(Part::Symbol(emoji));
@@ -104,29 +127,50 @@ pub fn status(value: Option<&str>) -> Cell {
 /// A URL as a link; a value that is not http(s) is shown as text, never linked.
 pub fn url(value: Option<&str>) -> Cell {
     match value {
-        Some(url) if format::is_web_url(url) => Cell::one(Part::Link { text: "open".into(), url: url.to_owned() }),
+        Some(url) if format::is_web_url(url) => Cell::one(Part::Link {
+            text: "open".into(),
+            url: url.to_owned(),
+        }),
         other => text(other),
     }
 }
 
 /// A short reference such as `!12` or `#34`, linked to the entity's page.
 pub fn reference(prefix: &str, value: Option<impl Display>, url: Option<&str>) -> Cell {
-    let Some(value) = value else { return Cell::default() };
+    let Some(value) = value else {
+        return Cell::default();
+    };
     let text = format!("{prefix}{value}");
     match url {
-        Some(url) if format::is_web_url(url) => Cell::one(Part::Link { text, url: url.to_owned() }),
+        Some(url) if format::is_web_url(url) => Cell::one(Part::Link {
+            text,
+            url: url.to_owned(),
+        }),
         _ => Cell::one(Part::Text(text)),
     }
 }
 
 pub fn user(value: Option<&impl Person>) -> Cell {
-    let Some(person) = value else { return Cell::default() };
-    let url = person.web_url().filter(|url| format::is_web_url(url)).map(str::to_owned);
-    Cell::one(Part::Person { username: person.username().to_owned(), url })
+    let Some(person) = value else {
+        return Cell::default();
+    };
+    let url = person
+        .web_url()
+        .filter(|url| format::is_web_url(url))
+        .map(str::to_owned);
+    Cell::one(Part::Person {
+        username: person.username().to_owned(),
+        url,
+    })
 }
 
 pub fn users(values: &[impl Person]) -> Cell {
-    capped(values.iter().map(|p| Part::Text(format!("@{}", p.username()))), values.len())
+    capped(
+        values
+            .iter()
+            .map(|p| Part::Text(format!("@{}", p.username()))),
+        values.len(),
+    )
 }
 
 pub fn labels(values: &[String]) -> Cell {
@@ -140,7 +184,11 @@ pub fn list(values: &[String]) -> Cell {
 /// Two values joined by an arrow: `feature/x` → `main`.
 pub fn transition(from: Option<&str>, to: Option<&str>) -> Cell {
     match (from, to) {
-        (Some(from), Some(to)) => Cell(vec![Part::Code(from.to_owned()), Part::Symbol(" → "), Part::Code(to.to_owned())]),
+        (Some(from), Some(to)) => Cell(vec![
+            Part::Code(from.to_owned()),
+            Part::Symbol(" → "),
+            Part::Code(to.to_owned()),
+        ]),
         (one, None) | (None, one) => code(one),
     }
 }

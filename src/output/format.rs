@@ -8,7 +8,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 /// Anything else is returned as it is.
 pub fn date(value: &str) -> String {
     if let Ok(moment) = DateTime::parse_from_rfc3339(value) {
-        return moment.with_timezone(&Utc).format("%-d %b %Y %H:%M UTC").to_string();
+        return moment
+            .with_timezone(&Utc)
+            .format("%-d %b %Y %H:%M UTC")
+            .to_string();
     }
     if let Ok(day) = NaiveDate::parse_from_str(value, "%Y-%m-%d") {
         return day.format("%-d %b %Y").to_string();
@@ -25,7 +28,11 @@ pub fn size(bytes: f64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 { format!("{} B", bytes.round()) } else { format!("{value:.1} {}", UNITS[unit]) }
+    if unit == 0 {
+        format!("{} B", bytes.round())
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }
 
 /// Seconds as `45s`, `3m 12s` or `1h 02m`.
@@ -79,7 +86,9 @@ pub fn is_web_url(value: &str) -> bool {
 /// The fence language for a file path, from its extension.
 pub fn language_of(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let extension = name.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase());
+    let extension = name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase());
     match (name, extension.as_deref()) {
         ("Dockerfile", _) => "dockerfile",
         ("Makefile", _) => "makefile",

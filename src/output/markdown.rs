@@ -8,7 +8,6 @@
 use std::fmt::{Display, Write as _};
 
 use super::cell::{Cell, Part};
-use super::format;
 use crate::gitlab::Pagination;
 
 /// A Markdown document under construction.
@@ -57,13 +56,23 @@ impl Markdown {
 
     /// A card for one entity, headed `## <Kind> <ref> [verb]: <title>`.
     pub fn entity_card(&mut self, kind: &str) -> CardHeading<'_> {
-        CardHeading { markdown: self, kind: kind.to_owned(), reference: None, title: None, verb: None }
+        CardHeading {
+            markdown: self,
+            kind: kind.to_owned(),
+            reference: None,
+            title: None,
+            verb: None,
+        }
     }
 
     /// A card under a heading of the caller's choosing.
     pub fn card(&mut self, heading: &str) -> Card<'_> {
         self.heading(2, heading);
-        Card { markdown: self, rows: Vec::new(), sections: Vec::new() }
+        Card {
+            markdown: self,
+            rows: Vec::new(),
+            sections: Vec::new(),
+        }
     }
 
     /// A table headed `## <heading> (<shown>)`; columns left empty in every row are dropped.
@@ -192,9 +201,20 @@ pub struct Card<'a> {
 }
 
 enum Section {
-    Body { label: String, text: String },
-    Code { label: String, text: String, language: &'static str },
-    Table { label: String, columns: Vec<String>, rows: Vec<Vec<Cell>> },
+    Body {
+        label: String,
+        text: String,
+    },
+    Code {
+        label: String,
+        text: String,
+        language: &'static str,
+    },
+    Table {
+        label: String,
+        columns: Vec<String>,
+        rows: Vec<Vec<Cell>>,
+    },
 }
 
 impl Card<'_> {
@@ -209,15 +229,22 @@ impl Card<'_> {
     /// its headings, HTML and tables cannot break the card.
     pub fn body(&mut self, label: &str, text: Option<&str>) {
         if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
-            self.sections.push(Section::Body { label: label.to_owned(), text: text.to_owned() });
+            self.sections.push(Section::Body {
+                label: label.to_owned(),
+                text: text.to_owned(),
+            });
         }
     }
 
-    /// File content, a log or a diff, fenced with a language guessed from `path`.
-    pub fn code_block(&mut self, label: &str, text: Option<&str>, path: Option<&str>) {
+    /// File content, a log or a diff, fenced and tagged with `language` (`rust`, `diff`).
+    pub fn code_block(&mut self, label: &str, text: Option<&str>, language: Option<&'static str>) {
         if let Some(text) = text.filter(|t| !t.is_empty()) {
-            let language = path.map(format::language_of).unwrap_or("");
-            self.sections.push(Section::Code { label: label.to_owned(), text: text.to_owned(), language });
+            let language = language.unwrap_or("");
+            self.sections.push(Section::Code {
+                label: label.to_owned(),
+                text: text.to_owned(),
+                language,
+            });
         }
     }
 
@@ -225,16 +252,29 @@ impl Card<'_> {
     pub fn table(&mut self, label: &str, columns: &[&str], rows: Vec<Vec<Cell>>) {
         if !rows.is_empty() {
             let columns = columns.iter().map(|c| (*c).to_owned()).collect();
-            self.sections.push(Section::Table { label: label.to_owned(), columns, rows });
+            self.sections.push(Section::Table {
+                label: label.to_owned(),
+                columns,
+                rows,
+            });
         }
     }
 
     pub fn finish(self) {
-        let Card { markdown, rows, sections } = self;
+        let Card {
+            markdown,
+            rows,
+            sections,
+        } = self;
         if !rows.is_empty() {
             markdown.blank_line();
             for (label, value) in rows {
-                let _ = writeln!(markdown.out, "- **{}**: {}", inline(&label), render(&value, Place::Card));
+                let _ = writeln!(
+                    markdown.out,
+                    "- **{}**: {}",
+                    inline(&label),
+                    render(&value, Place::Card)
+                );
             }
         }
         for section in sections {
@@ -243,11 +283,19 @@ impl Card<'_> {
                     markdown.heading(3, &label);
                     markdown.code_block("", &text);
                 }
-                Section::Code { label, text, language } => {
+                Section::Code {
+                    label,
+                    text,
+                    language,
+                } => {
                     markdown.heading(3, &label);
                     markdown.code_block(language, &text);
                 }
-                Section::Table { label, columns, rows } => {
+                Section::Table {
+                    label,
+                    columns,
+                    rows,
+                } => {
                     markdown.heading(3, &format!("{label} ({})", rows.len()));
                     write_rows(markdown, &columns, &rows);
                 }
@@ -268,13 +316,23 @@ pub struct Table<'a> {
 impl Table<'_> {
     pub fn row(&mut self, cells: impl Into<Vec<Cell>>) {
         let cells = cells.into();
-        debug_assert_eq!(cells.len(), self.columns.len(), "a row has one cell per column");
+        debug_assert_eq!(
+            cells.len(),
+            self.columns.len(),
+            "a row has one cell per column"
+        );
         self.rows.push(cells);
     }
 
     /// Writes the heading, the table (or a line saying it is empty) and the pagination line.
     pub fn finish(self, pagination: Option<&Pagination>) {
-        let Table { markdown, heading, shown, columns, rows } = self;
+        let Table {
+            markdown,
+            heading,
+            shown,
+            columns,
+            rows,
+        } = self;
         let count = match pagination.and_then(|p| p.total_items) {
             Some(total) if total > shown as i64 => format!("{shown} of {total}"),
             _ => shown.to_string(),
@@ -304,14 +362,19 @@ fn clip(text: &str, cap: usize) -> String {
 
 /// The GFM table itself; a column empty in every row is left out.
 fn write_rows(markdown: &mut Markdown, columns: &[String], rows: &[Vec<Cell>]) {
-    let keep: Vec<usize> = (0..columns.len()).filter(|&i| rows.iter().any(|row| !row[i].is_empty())).collect();
+    let keep: Vec<usize> = (0..columns.len())
+        .filter(|&i| rows.iter().any(|row| !row[i].is_empty()))
+        .collect();
     markdown.blank_line();
     let out = &mut markdown.out;
     let header: Vec<String> = keep.iter().map(|&i| inline(&columns[i])).collect();
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(keep.len()));
     for row in rows {
-        let cells: Vec<String> = keep.iter().map(|&i| render(&row[i], Place::Table)).collect();
+        let cells: Vec<String> = keep
+            .iter()
+            .map(|&i| render(&row[i], Place::Table))
+            .collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
 }
@@ -320,7 +383,9 @@ fn render(cell: &Cell, place: Place) -> String {
     let mut out = String::new();
     for part in &cell.0 {
         match part {
-            Part::Text(text) if place == Place::Table => out.push_str(&inline(&clip(text, TABLE_TEXT_CAP))),
+            Part::Text(text) if place == Place::Table => {
+                out.push_str(&inline(&clip(text, TABLE_TEXT_CAP)))
+            }
             Part::Text(text) => out.push_str(&inline(text)),
             Part::Code(text) => out.push_str(&code_span(text, place)),
             Part::Link { text, url } => {
@@ -350,7 +415,12 @@ fn render(cell: &Cell, place: Place) -> String {
 /// User text on one line: whitespace collapsed, Markdown and HTML specials escaped.
 fn inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let chars: Vec<char> = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().collect();
+    let chars: Vec<char> = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .collect();
     for (index, &ch) in chars.iter().enumerate() {
         match ch {
             '\\' | '`' | '*' | '[' | ']' | '~' => {
@@ -364,7 +434,9 @@ fn inline(text: &str) -> String {
             '_' => {
                 let before = index.checked_sub(1).map(|i| chars[i]);
                 let after = chars.get(index + 1).copied();
-                if before.is_some_and(char::is_alphanumeric) && after.is_some_and(char::is_alphanumeric) {
+                if before.is_some_and(char::is_alphanumeric)
+                    && after.is_some_and(char::is_alphanumeric)
+                {
                     out.push('_');
                 } else {
                     out.push_str("\\_");
@@ -380,8 +452,14 @@ fn inline(text: &str) -> String {
 /// item, a numbered list) when the line is a paragraph of its own.
 fn line_start(line: String) -> String {
     let opens_block = line.starts_with(['#', '-', '+', '='])
-        || line.split_once(". ").is_some_and(|(lead, _)| !lead.is_empty() && lead.chars().all(|c| c.is_ascii_digit()));
-    if opens_block { format!("\\{line}") } else { line }
+        || line
+            .split_once(". ")
+            .is_some_and(|(lead, _)| !lead.is_empty() && lead.chars().all(|c| c.is_ascii_digit()));
+    if opens_block {
+        format!("\\{line}")
+    } else {
+        line
+    }
 }
 
 /// A code span whose delimiter outgrows any backtick run inside; `|` is escaped in tables,
@@ -389,8 +467,16 @@ fn line_start(line: String) -> String {
 fn code_span(text: &str, place: Place) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let ticks = "`".repeat(longest_run(&flat, '`') + 1);
-    let pad = if flat.starts_with('`') || flat.ends_with('`') { " " } else { "" };
-    let body = if place == Place::Table { flat.replace('|', "\\|") } else { flat };
+    let pad = if flat.starts_with('`') || flat.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    let body = if place == Place::Table {
+        flat.replace('|', "\\|")
+    } else {
+        flat
+    };
     format!("{ticks}{pad}{body}{pad}{ticks}")
 }
 
@@ -489,25 +575,47 @@ mod tests {
         }
         // Raw HTML appears only inside the code span, where Markdown shows it as text.
         assert_eq!(text.matches("<script>").count(), 1, "{text}");
-        assert!(text.contains("```a \\| b ] [c](d) `e` ``f`` new line <script>"), "{text}");
-        assert!(text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{text}");
+        assert!(
+            text.contains("```a \\| b ] [c](d) `e` ``f`` new line <script>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{text}"
+        );
         assert!(text.contains("🎉"));
-        assert!(text.contains("(https://gitlab.example.com/a%20%28b%29%7Cc)"), "{text}");
+        assert!(
+            text.contains("(https://gitlab.example.com/a%20%28b%29%7Cc)"),
+            "{text}"
+        );
     }
 
     #[test]
     fn card_rows_skip_empty_values_and_fence_bodies() {
         let mut markdown = Markdown::new();
-        let mut card = markdown.entity_card("Merge Request").reference("!", Some(12)).title(Some("Fix `x` | y")).open();
+        let mut card = markdown
+            .entity_card("Merge Request")
+            .reference("!", Some(12))
+            .title(Some("Fix `x` | y"))
+            .open();
         card.row("Status", cell::status(Some("opened")));
         card.row("Milestone", cell::text(None));
-        card.body("Description", Some("# Heading\n```rust\nfn main() {}\n```\n<b>bold</b>"));
+        card.body(
+            "Description",
+            Some("# Heading\n```rust\nfn main() {}\n```\n<b>bold</b>"),
+        );
         card.finish();
         let text = markdown.into_string();
-        assert!(text.starts_with("## Merge Request !12: Fix \\`x\\` \\| y\n"), "{text}");
+        assert!(
+            text.starts_with("## Merge Request !12: Fix \\`x\\` \\| y\n"),
+            "{text}"
+        );
         assert!(text.contains("- **Status**: 🟢 opened"));
         assert!(!text.contains("Milestone"));
-        assert!(text.contains("### Description\n\n````\n# Heading\n```rust"), "{text}");
+        assert!(
+            text.contains("### Description\n\n````\n# Heading\n```rust"),
+            "{text}"
+        );
         assert!(text.ends_with("<b>bold</b>\n````"), "{text}");
     }
 
@@ -522,7 +630,10 @@ mod tests {
             next_page: Some(2),
             has_more: true,
         });
-        assert_eq!(markdown.into_string(), "Page 1 of 3, 20 per page, 57 items.");
+        assert_eq!(
+            markdown.into_string(),
+            "Page 1 of 3, 20 per page, 57 items."
+        );
     }
 
     #[test]
@@ -530,13 +641,19 @@ mod tests {
         let mut markdown = Markdown::new();
         let table = markdown.table("Branches", 0, &["Branch"]);
         table.finish(None);
-        assert_eq!(markdown.into_string(), "## Branches (0)\n\nNothing matched.");
+        assert_eq!(
+            markdown.into_string(),
+            "## Branches (0)\n\nNothing matched."
+        );
     }
 
     #[test]
     fn next_steps_keep_action_ids_as_code() {
         let mut markdown = Markdown::new();
         markdown.next_steps(&["Open one: `merge_request.get`".into()]);
-        assert_eq!(markdown.into_string(), "---\n💡 **Next steps:**\n- Open one: `merge_request.get`");
+        assert_eq!(
+            markdown.into_string(),
+            "---\n💡 **Next steps:**\n- Open one: `merge_request.get`"
+        );
     }
 }

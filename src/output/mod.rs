@@ -22,6 +22,8 @@ pub struct Done {
 
 impl Done {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 }

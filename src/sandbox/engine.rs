@@ -35,17 +35,26 @@ pub enum Answer {
 
 impl Answer {
     pub fn ok(body: Value) -> Self {
-        Self::Json { status: 200, body: public(&body) }
+        Self::Json {
+            status: 200,
+            body: public(&body),
+        }
     }
 
     pub fn created(body: Value) -> Self {
-        Self::Json { status: 201, body: public(&body) }
+        Self::Json {
+            status: 201,
+            body: public(&body),
+        }
     }
 }
 
 impl From<Failure> for Answer {
     fn from(failure: Failure) -> Self {
-        Self::Json { status: failure.status, body: failure.body }
+        Self::Json {
+            status: failure.status,
+            body: failure.body,
+        }
     }
 }
 
@@ -63,7 +72,10 @@ pub struct Call<'a> {
 
 impl Call<'_> {
     pub fn project(&self) -> Option<&Value> {
-        self.ancestors.iter().find(|a| a.collection == "projects").map(|a| &a.record)
+        self.ancestors
+            .iter()
+            .find(|a| a.collection == "projects")
+            .map(|a| &a.record)
     }
 
     /// The record a path ending in a parameter names.
@@ -80,13 +92,27 @@ pub fn handle(store: &mut Store, incoming: &Incoming) -> Answer {
 }
 
 fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
-    let user = match incoming.token.as_deref().and_then(|t| store.user_by_token(t)) {
+    let user = match incoming
+        .token
+        .as_deref()
+        .and_then(|t| store.user_by_token(t))
+    {
         Some(user) => user,
         None => return Err(Failure::new(401, "401 Unauthorized")),
     };
-    let (action, params) = route(incoming).ok_or_else(|| Failure { status: 404, body: json!({"error": "404 Not Found"}) })?;
+    let (action, params) = route(incoming).ok_or_else(|| Failure {
+        status: 404,
+        body: json!({"error": "404 Not Found"}),
+    })?;
     let (collection, ancestors) = walk(store, action, &params, &user)?;
-    let call = Call { action, user, ancestors, collection, query: &incoming.query, body: &incoming.body };
+    let call = Call {
+        action,
+        user,
+        ancestors,
+        collection,
+        query: &incoming.query,
+        body: &incoming.body,
+    };
     if let Some(answer) = routes::custom(store, &call) {
         return answer;
     }
@@ -104,18 +130,21 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
         }
         let mut params = Map::new();
         let mut literals = 0;
-        let matched = template.iter().zip(&incoming.segments).all(|(part, segment)| {
-            match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-                Some(name) => {
-                    params.insert(name.to_owned(), Value::String(segment.clone()));
-                    true
+        let matched = template
+            .iter()
+            .zip(&incoming.segments)
+            .all(|(part, segment)| {
+                match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+                    Some(name) => {
+                        params.insert(name.to_owned(), Value::String(segment.clone()));
+                        true
+                    }
+                    None => {
+                        literals += 1;
+                        part == segment
+                    }
                 }
-                None => {
-                    literals += 1;
-                    part == segment
-                }
-            }
-        });
+            });
         if matched && best.as_ref().is_none_or(|(count, ..)| literals > *count) {
             best = Some((literals, action, params));
         }
@@ -125,7 +154,12 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
 
 /// Resolves every path parameter to its record, outermost first, and names the path's
 /// collection. A missing or invisible record answers 404 as GitLab does.
-fn walk(store: &Store, action: &Action, params: &Map<String, Value>, user: &Value) -> Outcome<(String, Vec<Ancestor>)> {
+fn walk(
+    store: &Store,
+    action: &Action,
+    params: &Map<String, Value>,
+    user: &Value,
+) -> Outcome<(String, Vec<Ancestor>)> {
     let mut literals: Vec<&str> = Vec::new();
     let mut ancestors = Vec::new();
     for part in action.path.trim_start_matches('/').split('/') {
@@ -151,18 +185,36 @@ fn walk(store: &Store, action: &Action, params: &Map<String, Value>, user: &Valu
 fn generic(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     let ends_in_param = call.action.path.ends_with('}');
     match (call.action.method, ends_in_param) {
-        (Method::Get, true) => Ok(Answer::ok(call.target().map(|a| a.record.clone()).unwrap_or(Value::Null))),
-        (Method::Get, false) => Ok(Answer::Page(store.list(&call.collection, &call.ancestors, call.query, &call.user))),
+        (Method::Get, true) => Ok(Answer::ok(
+            call.target()
+                .map(|a| a.record.clone())
+                .unwrap_or(Value::Null),
+        )),
+        (Method::Get, false) => Ok(Answer::Page(store.list(
+            &call.collection,
+            &call.ancestors,
+            call.query,
+            &call.user,
+        ))),
         (Method::Post, false) => {
             let created = store.create(&call.collection, &call.ancestors, call.body, &call.user)?;
             Ok(Answer::created(created))
         }
         (Method::Put | Method::Patch, true) => {
-            let target = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?;
-            Ok(Answer::ok(store.update(&target.collection, &target.record, call.body, &call.user)))
+            let target = call
+                .target()
+                .ok_or_else(|| Failure::new(404, "404 Not found"))?;
+            Ok(Answer::ok(store.update(
+                &target.collection,
+                &target.record,
+                call.body,
+                &call.user,
+            )))
         }
         (Method::Delete, true) => {
-            let target = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?;
+            let target = call
+                .target()
+                .ok_or_else(|| Failure::new(404, "404 Not found"))?;
             store.remove(&target.collection, &target.record);
             Ok(Answer::Empty(204))
         }

@@ -56,8 +56,13 @@ impl Faults {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut faults = Self::default();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (key, value) = part.split_once('=').ok_or_else(|| format!("expected key=value, got `{part}`"))?;
-            let value: u64 = value.trim_end_matches("ms").parse().map_err(|_| format!("`{key}` takes a number"))?;
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("expected key=value, got `{part}`"))?;
+            let value: u64 = value
+                .trim_end_matches("ms")
+                .parse()
+                .map_err(|_| format!("`{key}` takes a number"))?;
             match key {
                 "latency_ms" | "latency" => faults.latency_ms = value,
                 "rate_limit_every" => faults.rate_limit_every = value,
@@ -79,7 +84,12 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(store: Store, faults: Faults) -> Self {
-        Self { store: Mutex::new(store), log: Mutex::new(Vec::new()), faults: Mutex::new(faults), counter: Mutex::new(0) }
+        Self {
+            store: Mutex::new(store),
+            log: Mutex::new(Vec::new()),
+            faults: Mutex::new(faults),
+            counter: Mutex::new(0),
+        }
     }
 
     pub fn requests(&self) -> Vec<Logged> {
@@ -101,7 +111,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
 }
 
 async fn requests(State(shared): State<Arc<Shared>>) -> Response {
-    json_response(200, &serde_json::to_value(shared.requests()).unwrap_or_default())
+    json_response(
+        200,
+        &serde_json::to_value(shared.requests()).unwrap_or_default(),
+    )
 }
 
 async fn clear_requests(State(shared): State<Arc<Shared>>) -> StatusCode {
@@ -139,7 +152,7 @@ fn next_fault(shared: &Shared) -> (Option<Fault>, u64) {
         };
         return (Some(fault), latency);
     }
-    let every = |period: u64| period > 0 && n % period == 0;
+    let every = |period: u64| period > 0 && n.is_multiple_of(period);
     let fault = if every(faults.drop_every) {
         Some(Fault::Drop)
     } else if every(faults.rate_limit_every) {
@@ -172,15 +185,23 @@ async fn api(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         tokio::time::sleep(Duration::from_millis(latency)).await;
     }
 
-    let user = token.as_deref().and_then(|t| lock(&shared.store).user_by_token(t)).and_then(|u| u["username"].as_str().map(str::to_owned));
+    let user = token
+        .as_deref()
+        .and_then(|t| lock(&shared.store).user_by_token(t))
+        .and_then(|u| u["username"].as_str().map(str::to_owned));
     let response = match fault {
         Some(Fault::Drop) => dropped(),
         Some(Fault::Status(429)) => {
             let mut response = json_response(429, &json!({"message": "Retry later"}));
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             response
         }
-        Some(Fault::Status(status)) => json_response(status, &json!({"message": format!("{status} Internal Server Error")})),
+        Some(Fault::Status(status)) => json_response(
+            status,
+            &json!({"message": format!("{status} Internal Server Error")}),
+        ),
         None => match raw_path.strip_prefix("/api/v4/") {
             Some(rest) => {
                 let incoming = Incoming {
@@ -238,35 +259,60 @@ fn parse_query(raw: &str) -> Query {
 }
 
 /// A JSON or form body; for writes without a body, GitLab also reads the query string.
-fn parse_body(bytes: &[u8], headers: &HeaderMap, raw_query: &str, method: Method) -> Map<String, Value> {
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+fn parse_body(
+    bytes: &[u8],
+    headers: &HeaderMap,
+    raw_query: &str,
+    method: Method,
+) -> Map<String, Value> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
     if !bytes.is_empty() {
         if content_type.starts_with("application/x-www-form-urlencoded") {
             let text = String::from_utf8_lossy(bytes);
-            return parse_query(&text).pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+            return parse_query(&text)
+                .pairs
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
         }
         if let Ok(Value::Object(map)) = serde_json::from_slice(bytes) {
             return map;
         }
     }
     if method != Method::Get {
-        return parse_query(raw_query).pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        return parse_query(raw_query)
+            .pairs
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
     }
     Map::new()
 }
 
 fn json_response(status: u16, body: &Value) -> Response {
     let mut response = Response::new(Body::from(serde_json::to_vec(body).unwrap_or_default()));
-    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 
 /// A response that promises more bytes than it sends, so the connection ends mid-answer.
 fn dropped() -> Response {
     let mut response = Response::new(Body::from("{\"mess"));
-    response.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from_static("4096"));
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("4096"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -280,12 +326,18 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
         }
         Answer::Text(bytes) => {
             let mut response = Response::new(Body::from(bytes));
-            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
             response
         }
         Answer::Page(page) => {
             let mut response = json_response(200, &Value::Array(page.items.clone()));
-            let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
+            let host = headers
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("localhost");
             for (name, value) in pagination_headers(&page, host, raw_path, raw_query) {
                 if let Ok(value) = HeaderValue::from_str(&value) {
                     response.headers_mut().insert(name, value);
@@ -297,7 +349,12 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
 }
 
 /// `X-Page`, `X-Per-Page`, `X-Total`, `X-Total-Pages`, `X-Next-Page`, `X-Prev-Page`, `Link`.
-fn pagination_headers(page: &Page, host: &str, raw_path: &str, raw_query: &str) -> Vec<(&'static str, String)> {
+fn pagination_headers(
+    page: &Page,
+    host: &str,
+    raw_path: &str,
+    raw_query: &str,
+) -> Vec<(&'static str, String)> {
     let pages = page.total.div_ceil(page.per_page).max(1);
     let next = (page.page < pages).then_some(page.page + 1);
     let prev = (page.page > 1).then(|| page.page - 1);
@@ -325,8 +382,14 @@ fn pagination_headers(page: &Page, host: &str, raw_path: &str, raw_query: &str) 
         ("x-per-page", page.per_page.to_string()),
         ("x-total", page.total.to_string()),
         ("x-total-pages", pages.to_string()),
-        ("x-next-page", next.map(|n| n.to_string()).unwrap_or_default()),
-        ("x-prev-page", prev.map(|n| n.to_string()).unwrap_or_default()),
+        (
+            "x-next-page",
+            next.map(|n| n.to_string()).unwrap_or_default(),
+        ),
+        (
+            "x-prev-page",
+            prev.map(|n| n.to_string()).unwrap_or_default(),
+        ),
         ("link", links.join(", ")),
     ]
 }

@@ -45,11 +45,19 @@ impl Sandbox {
             let shutdown = async move {
                 let _ = stopped.await;
             };
-            if let Err(error) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
+            if let Err(error) = axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+            {
                 tracing::error!(%error, "the sandbox server stopped");
             }
         });
-        Ok(Self { url: format!("http://{address}"), address, shared, stop: Some(stop) })
+        Ok(Self {
+            url: format!("http://{address}"),
+            address,
+            shared,
+            stop: Some(stop),
+        })
     }
 
     /// Starts a sandbox on a free loopback port.

@@ -14,7 +14,12 @@ pub fn custom(store: &mut Store, call: &Call<'_>) -> Option<Outcome<Answer>> {
         "user.current" => Ok(Answer::ok(call.user.clone())),
         "project.create" => create_project(store, call),
         "project.delete" => delete_project(store, call),
-        "project.languages" => Ok(Answer::ok(call.project()?.get("_languages").cloned().unwrap_or(json!({})))),
+        "project.languages" => Ok(Answer::ok(
+            call.project()?
+                .get("_languages")
+                .cloned()
+                .unwrap_or(json!({})),
+        )),
         "branch.create" => create_branch(store, call),
         "branch.delete" => delete_branch(store, call),
         "repository.tree" => tree(store, call),
@@ -54,25 +59,40 @@ pub fn find(store: &Store, collection: &str, ancestors: &[Ancestor], value: &str
 fn resolve_commit(store: &Store, ancestors: &[Ancestor], reference: &str) -> Option<Value> {
     let commits = store.scoped("projects/repository/commits", ancestors);
     if reference.len() >= 7
-        && let Some(commit) = commits.iter().find(|c| c["id"].as_str().is_some_and(|id| id.starts_with(reference)))
+        && let Some(commit) = commits
+            .iter()
+            .find(|c| c["id"].as_str().is_some_and(|id| id.starts_with(reference)))
     {
         return Some((*commit).clone());
     }
     let branch = store.find("projects/repository/branches", ancestors, reference)?;
     let head = branch.get("commit")?.get("id")?.as_str()?.to_owned();
-    commits.into_iter().find(|c| c["id"] == head.as_str()).cloned()
+    commits
+        .into_iter()
+        .find(|c| c["id"] == head.as_str())
+        .cloned()
 }
 
 fn project_scope(call: &Call<'_>) -> Vec<Ancestor> {
-    call.ancestors.iter().filter(|a| a.collection == "projects").cloned().collect()
+    call.ancestors
+        .iter()
+        .filter(|a| a.collection == "projects")
+        .cloned()
+        .collect()
 }
 
 fn default_branch(call: &Call<'_>) -> String {
-    call.project().and_then(|p| p["default_branch"].as_str()).unwrap_or("main").to_owned()
+    call.project()
+        .and_then(|p| p["default_branch"].as_str())
+        .unwrap_or("main")
+        .to_owned()
 }
 
 fn body_str<'a>(call: &'a Call<'_>, name: &str) -> Option<&'a str> {
-    call.body.get(name).and_then(Value::as_str).or_else(|| call.query.get(name))
+    call.body
+        .get(name)
+        .and_then(Value::as_str)
+        .or_else(|| call.query.get(name))
 }
 
 fn body_bool(call: &Call<'_>, name: &str) -> bool {
@@ -84,31 +104,90 @@ fn body_bool(call: &Call<'_>, name: &str) -> bool {
 }
 
 fn page_of(items: Vec<Value>, call: &Call<'_>) -> Answer {
-    let per_page = call.query.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(20_usize).clamp(1, 100);
-    let page = call.query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1_usize).max(1);
+    let per_page = call
+        .query
+        .get("per_page")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_usize)
+        .clamp(1, 100);
+    let page = call
+        .query
+        .get("page")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_usize)
+        .max(1);
     let total = items.len();
-    let items = items.into_iter().skip((page - 1) * per_page).take(per_page).map(|v| super::store::public(&v)).collect();
-    Answer::Page(Page { items, page, per_page, total })
+    let items = items
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .map(|v| super::store::public(&v))
+        .collect();
+    Answer::Page(Page {
+        items,
+        page,
+        per_page,
+        total,
+    })
 }
 
 fn create_project(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let name = body_str(call, "name").filter(|n| !n.is_empty()).ok_or_else(|| Failure::missing("name"))?.to_owned();
-    let path = body_str(call, "path").map(str::to_owned).unwrap_or_else(|| slug(&name));
-    let namespace = match call.body.get("namespace_id").and_then(|v| v.as_i64().or_else(|| text(v).parse().ok())) {
-        Some(id) => store.namespaces.iter().find(|n| n["id"] == json!(id)).cloned().ok_or_else(|| Failure::new(404, "404 Namespace Not Found"))?,
+    let name = body_str(call, "name")
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| Failure::missing("name"))?
+        .to_owned();
+    let path = body_str(call, "path")
+        .map(str::to_owned)
+        .unwrap_or_else(|| slug(&name));
+    let namespace = match call
+        .body
+        .get("namespace_id")
+        .and_then(|v| v.as_i64().or_else(|| text(v).parse().ok()))
+    {
+        Some(id) => store
+            .namespaces
+            .iter()
+            .find(|n| n["id"] == json!(id))
+            .cloned()
+            .ok_or_else(|| Failure::new(404, "404 Namespace Not Found"))?,
         None => {
             let username = call.user["username"].as_str().unwrap_or_default();
-            store.namespaces.iter().find(|n| n["path"] == json!(username)).cloned().unwrap_or(json!({"path": username, "full_path": username, "kind": "user"}))
+            store
+                .namespaces
+                .iter()
+                .find(|n| n["path"] == json!(username))
+                .cloned()
+                .unwrap_or(json!({"path": username, "full_path": username, "kind": "user"}))
         }
     };
-    let full_path = format!("{}/{path}", namespace["full_path"].as_str().unwrap_or_default());
-    if store.all("projects").iter().any(|p| p["path_with_namespace"] == json!(full_path)) {
-        return Err(Failure::new(400, json!({"name": ["has already been taken"], "path": ["has already been taken"]})));
+    let full_path = format!(
+        "{}/{path}",
+        namespace["full_path"].as_str().unwrap_or_default()
+    );
+    if store
+        .all("projects")
+        .iter()
+        .any(|p| p["path_with_namespace"] == json!(full_path))
+    {
+        return Err(Failure::new(
+            400,
+            json!({"name": ["has already been taken"], "path": ["has already been taken"]}),
+        ));
     }
-    let id = store.all("projects").iter().filter_map(|p| p["id"].as_i64()).max().unwrap_or(100) + 1;
+    let id = store
+        .all("projects")
+        .iter()
+        .filter_map(|p| p["id"].as_i64())
+        .max()
+        .unwrap_or(100)
+        + 1;
     let now = store.tick();
     let web_url = format!("{}/{full_path}", store.external_url);
-    let host = store.external_url.trim_start_matches("https://").trim_start_matches("http://").to_owned();
+    let host = store
+        .external_url
+        .trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .to_owned();
     let mut project = json!({
         "id": id,
         "name": name,
@@ -143,12 +222,18 @@ fn create_project(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn delete_project(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let project = call.project().ok_or_else(|| Failure::new(404, "404 Project Not Found"))?.clone();
+    let project = call
+        .project()
+        .ok_or_else(|| Failure::new(404, "404 Project Not Found"))?
+        .clone();
     if project.get("_owner") != Some(&call.user["id"]) {
         return Err(Failure::new(403, "403 Forbidden"));
     }
     store.remove("projects", &project);
-    Ok(Answer::Json { status: 202, body: json!({"message": "202 Accepted"}) })
+    Ok(Answer::Json {
+        status: 202,
+        body: json!({"message": "202 Accepted"}),
+    })
 }
 
 fn slug(name: &str) -> String {
@@ -165,12 +250,20 @@ fn slug(name: &str) -> String {
 
 fn create_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     let scope = project_scope(call);
-    let name = body_str(call, "branch").ok_or_else(|| Failure::missing("branch"))?.to_owned();
-    let reference = body_str(call, "ref").ok_or_else(|| Failure::missing("ref"))?.to_owned();
-    if store.find("projects/repository/branches", &scope, &name).is_some() {
+    let name = body_str(call, "branch")
+        .ok_or_else(|| Failure::missing("branch"))?
+        .to_owned();
+    let reference = body_str(call, "ref")
+        .ok_or_else(|| Failure::missing("ref"))?
+        .to_owned();
+    if store
+        .find("projects/repository/branches", &scope, &name)
+        .is_some()
+    {
         return Err(Failure::new(400, "Branch already exists"));
     }
-    let commit = resolve_commit(store, &scope, &reference).ok_or_else(|| Failure::new(400, "Invalid reference name: ".to_owned() + &reference))?;
+    let commit = resolve_commit(store, &scope, &reference)
+        .ok_or_else(|| Failure::new(400, "Invalid reference name: ".to_owned() + &reference))?;
     let project = call.project().cloned().unwrap_or_default();
     store.tick();
     let branch = json!({
@@ -187,7 +280,9 @@ fn create_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         "_commits": [],
         "_diffs": [],
     });
-    store.all_mut("projects/repository/branches").push(branch.clone());
+    store
+        .all_mut("projects/repository/branches")
+        .push(branch.clone());
     // The new branch contains the commit it was made from, so lists by `ref_name` see it.
     for record in store.all_mut("projects/repository/commits").iter_mut() {
         if record["id"] == commit["id"]
@@ -200,12 +295,22 @@ fn create_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn delete_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let branch = call.target().ok_or_else(|| Failure::new(404, "404 Branch Not Found"))?.record.clone();
+    let branch = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Branch Not Found"))?
+        .record
+        .clone();
     if branch["default"] == json!(true) {
-        return Err(Failure::new(400, "The default branch of a project cannot be deleted."));
+        return Err(Failure::new(
+            400,
+            "The default branch of a project cannot be deleted.",
+        ));
     }
     if branch["protected"] == json!(true) {
-        return Err(Failure::new(403, "403 Forbidden - Protected branch cannot be deleted"));
+        return Err(Failure::new(
+            403,
+            "403 Forbidden - Protected branch cannot be deleted",
+        ));
     }
     store.remove("projects/repository/branches", &branch);
     Ok(Answer::Empty(204))
@@ -213,7 +318,11 @@ fn delete_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 
 /// A ref must name a branch or a commit for file and tree reads.
 fn check_ref(store: &Store, call: &Call<'_>, not_found: &str) -> Outcome<String> {
-    let reference = call.query.get("ref").map(str::to_owned).unwrap_or_else(|| default_branch(call));
+    let reference = call
+        .query
+        .get("ref")
+        .map(str::to_owned)
+        .unwrap_or_else(|| default_branch(call));
     match resolve_commit(store, &project_scope(call), &reference) {
         Some(_) => Ok(reference),
         None => Err(Failure::new(404, not_found.to_owned())),
@@ -222,13 +331,24 @@ fn check_ref(store: &Store, call: &Call<'_>, not_found: &str) -> Outcome<String>
 
 fn tree(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     check_ref(store, call, "404 Tree Not Found")?;
-    let base = call.query.get("path").unwrap_or("").trim_matches('/').to_owned();
+    let base = call
+        .query
+        .get("path")
+        .unwrap_or("")
+        .trim_matches('/')
+        .to_owned();
     let recursive = call.query.get("recursive") == Some("true");
-    let prefix = if base.is_empty() { String::new() } else { format!("{base}/") };
+    let prefix = if base.is_empty() {
+        String::new()
+    } else {
+        format!("{base}/")
+    };
     let mut entries: Vec<(String, &'static str)> = Vec::new();
     for file in store.scoped("projects/repository/files", &project_scope(call)) {
         let path = file["file_path"].as_str().unwrap_or_default();
-        let Some(rest) = path.strip_prefix(&prefix) else { continue };
+        let Some(rest) = path.strip_prefix(&prefix) else {
+            continue;
+        };
         let parts: Vec<&str> = rest.split('/').collect();
         let depth = if recursive { parts.len() } else { 1 };
         for level in 1..=depth.min(parts.len()) {
@@ -279,12 +399,16 @@ pub fn file_bytes(file: &Value) -> Vec<u8> {
         return text.as_bytes().to_vec();
     }
     if let Some(encoded) = file["content_base64"].as_str() {
-        return base64::engine::general_purpose::STANDARD.decode(encoded).unwrap_or_default();
+        return base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .unwrap_or_default();
     }
     if let Some(generate) = file.get("_generate") {
         let count = generate["count"].as_u64().unwrap_or(0);
         let line = generate["line"].as_str().unwrap_or("{n}");
-        let lines: Vec<String> = (1..=count).map(|n| line.replace("{n}", &n.to_string())).collect();
+        let lines: Vec<String> = (1..=count)
+            .map(|n| line.replace("{n}", &n.to_string()))
+            .collect();
         return lines.join("\n").into_bytes();
     }
     Vec::new()
@@ -292,7 +416,10 @@ pub fn file_bytes(file: &Value) -> Vec<u8> {
 
 fn file(store: &mut Store, call: &Call<'_>, raw: bool) -> Outcome<Answer> {
     let reference = check_ref(store, call, "404 File Not Found")?;
-    let file = &call.target().ok_or_else(|| Failure::new(404, "404 File Not Found"))?.record;
+    let file = &call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 File Not Found"))?
+        .record;
     let bytes = file_bytes(file);
     if raw {
         return Ok(Answer::Text(bytes));
@@ -319,13 +446,25 @@ fn commits(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     if query.get("ref_name").is_none() {
         query.pairs.push(("ref_name".into(), default_branch(call)));
     }
-    Ok(Answer::Page(store.list("projects/repository/commits", &project_scope(call), &query, &call.user)))
+    Ok(Answer::Page(store.list(
+        "projects/repository/commits",
+        &project_scope(call),
+        &query,
+        &call.user,
+    )))
 }
 
 fn commit(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let mut commit = call.target().ok_or_else(|| Failure::new(404, "404 Commit Not Found"))?.record.clone();
+    let mut commit = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Commit Not Found"))?
+        .record
+        .clone();
     let pipelines = store.scoped("projects/pipelines", &project_scope(call));
-    let last = pipelines.into_iter().filter(|p| p["sha"] == commit["id"]).max_by_key(|p| p["id"].as_i64());
+    let last = pipelines
+        .into_iter()
+        .filter(|p| p["sha"] == commit["id"])
+        .max_by_key(|p| p["id"].as_i64());
     if let Some(pipeline) = last {
         commit["status"] = pipeline["status"].clone();
         commit["last_pipeline"] = json!({
@@ -334,24 +473,42 @@ fn commit(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
             "created_at": pipeline["created_at"], "updated_at": pipeline["updated_at"], "web_url": pipeline["web_url"],
         });
     }
-    commit["committer_name"] = commit.get("committer_name").cloned().unwrap_or_else(|| commit["author_name"].clone());
+    commit["committer_name"] = commit
+        .get("committer_name")
+        .cloned()
+        .unwrap_or_else(|| commit["author_name"].clone());
     Ok(Answer::ok(commit))
 }
 
 fn compare(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     let scope = project_scope(call);
-    let from = call.query.get("from").ok_or_else(|| Failure::missing("from"))?;
+    let from = call
+        .query
+        .get("from")
+        .ok_or_else(|| Failure::missing("from"))?;
     let to = call.query.get("to").ok_or_else(|| Failure::missing("to"))?;
-    let from_commit = resolve_commit(store, &scope, from).ok_or_else(|| Failure::new(404, "404 Ref Not Found"))?;
-    let to_commit = resolve_commit(store, &scope, to).ok_or_else(|| Failure::new(404, "404 Ref Not Found"))?;
-    let web_url = format!("{}/-/compare/{from}...{to}", call.project().and_then(|p| p["web_url"].as_str()).unwrap_or_default());
+    let from_commit = resolve_commit(store, &scope, from)
+        .ok_or_else(|| Failure::new(404, "404 Ref Not Found"))?;
+    let to_commit =
+        resolve_commit(store, &scope, to).ok_or_else(|| Failure::new(404, "404 Ref Not Found"))?;
+    let web_url = format!(
+        "{}/-/compare/{from}...{to}",
+        call.project()
+            .and_then(|p| p["web_url"].as_str())
+            .unwrap_or_default()
+    );
     if from_commit["id"] == to_commit["id"] {
-        return Ok(Answer::ok(json!({"commit": null, "commits": [], "diffs": [], "compare_timeout": false, "compare_same_ref": true, "web_url": web_url})));
+        return Ok(Answer::ok(
+            json!({"commit": null, "commits": [], "diffs": [], "compare_timeout": false, "compare_same_ref": true, "web_url": web_url}),
+        ));
     }
     // Commits on `to` that `from` lacks: by branch membership in the seeded history.
     let commits = store.scoped("projects/repository/commits", &scope);
     let on = |commit: &Value, reference: &str, head: &Value| {
-        commit["id"] == head["id"] || commit["_branches"].as_array().is_some_and(|b| b.iter().any(|v| v == reference))
+        commit["id"] == head["id"]
+            || commit["_branches"]
+                .as_array()
+                .is_some_and(|b| b.iter().any(|v| v == reference))
     };
     let mut ahead: Vec<Value> = commits
         .iter()
@@ -364,10 +521,16 @@ fn compare(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         .find("projects/repository/branches", &scope, to)
         .and_then(|branch| branch["_diffs"].as_array().cloned())
         .filter(|diffs| !diffs.is_empty() && !ahead.is_empty() && from == default_branch(call));
-    let diffs: Vec<Value> = branch_diffs
-        .unwrap_or_else(|| ahead.iter().flat_map(|c| c["_diff"].as_array().cloned().unwrap_or_default()).collect());
+    let diffs: Vec<Value> = branch_diffs.unwrap_or_else(|| {
+        ahead
+            .iter()
+            .flat_map(|c| c["_diff"].as_array().cloned().unwrap_or_default())
+            .collect()
+    });
     let head = ahead.last().cloned().unwrap_or(Value::Null);
-    Ok(Answer::ok(json!({"commit": head, "commits": ahead, "diffs": diffs, "compare_timeout": false, "compare_same_ref": false, "web_url": web_url})))
+    Ok(Answer::ok(
+        json!({"commit": head, "commits": ahead, "diffs": diffs, "compare_timeout": false, "compare_same_ref": false, "web_url": web_url}),
+    ))
 }
 
 fn create_merge_request(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
@@ -377,28 +540,55 @@ fn create_merge_request(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
             return Err(Failure::missing(field));
         }
     }
-    let source = body_str(call, "source_branch").unwrap_or_default().to_owned();
-    let target = body_str(call, "target_branch").unwrap_or_default().to_owned();
+    let source = body_str(call, "source_branch")
+        .unwrap_or_default()
+        .to_owned();
+    let target = body_str(call, "target_branch")
+        .unwrap_or_default()
+        .to_owned();
     let Some(branch) = store.find("projects/repository/branches", &scope, &source) else {
-        return Err(Failure::new(400, json!([format!("Source branch \"{source}\" does not exist")])));
+        return Err(Failure::new(
+            400,
+            json!([format!("Source branch \"{source}\" does not exist")]),
+        ));
     };
-    if store.find("projects/repository/branches", &scope, &target).is_none() {
-        return Err(Failure::new(400, json!([format!("Target branch \"{target}\" does not exist")])));
+    if store
+        .find("projects/repository/branches", &scope, &target)
+        .is_none()
+    {
+        return Err(Failure::new(
+            400,
+            json!([format!("Target branch \"{target}\" does not exist")]),
+        ));
     }
     if source == target {
-        return Err(Failure::new(400, json!(["You can't use same project/branch for source and target"])));
+        return Err(Failure::new(
+            400,
+            json!(["You can't use same project/branch for source and target"]),
+        ));
     }
-    let existing = store.scoped("projects/merge_requests", &scope).into_iter().find(|mr| {
-        mr["state"] == "opened" && mr["source_branch"] == json!(source) && mr["target_branch"] == json!(target)
-    });
+    let existing = store
+        .scoped("projects/merge_requests", &scope)
+        .into_iter()
+        .find(|mr| {
+            mr["state"] == "opened"
+                && mr["source_branch"] == json!(source)
+                && mr["target_branch"] == json!(target)
+        });
     if let Some(existing) = existing {
-        return Err(Failure::new(409, json!([format!(
-            "Another open merge request already exists for this source branch: !{}",
-            existing["iid"]
-        )])));
+        return Err(Failure::new(
+            409,
+            json!([format!(
+                "Another open merge request already exists for this source branch: !{}",
+                existing["iid"]
+            )]),
+        ));
     }
     let mut created = store.create("projects/merge_requests", &scope, call.body, &call.user)?;
-    let project_id = call.project().map(|p| p["id"].clone()).unwrap_or(Value::Null);
+    let project_id = call
+        .project()
+        .map(|p| p["id"].clone())
+        .unwrap_or(Value::Null);
     created["sha"] = branch["commit"]["id"].clone();
     created["source_project_id"] = project_id.clone();
     created["target_project_id"] = project_id;
@@ -409,7 +599,11 @@ fn create_merge_request(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     }
     created["_approved_by"] = json!([]);
     created["_approvals_required"] = json!(1);
-    let stored = store.all("projects/merge_requests").iter().find(|m| m["id"] == created["id"]).cloned();
+    let stored = store
+        .all("projects/merge_requests")
+        .iter()
+        .find(|m| m["id"] == created["id"])
+        .cloned();
     if let Some(stored) = stored {
         store.replace("projects/merge_requests", &stored, created.clone());
     }
@@ -417,7 +611,11 @@ fn create_merge_request(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn merge(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let current = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record.clone();
+    let current = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record
+        .clone();
     if current["state"] != "opened" || current["draft"] == json!(true) {
         return Err(Failure::new(405, "405 Method Not Allowed"));
     }
@@ -427,7 +625,11 @@ fn merge(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     if let Some(sha) = body_str(call, "sha")
         && current["sha"].as_str() != Some(sha)
     {
-        return Err(Failure::new(409, "SHA does not match HEAD of source branch: ".to_owned() + current["sha"].as_str().unwrap_or_default()));
+        return Err(Failure::new(
+            409,
+            "SHA does not match HEAD of source branch: ".to_owned()
+                + current["sha"].as_str().unwrap_or_default(),
+        ));
     }
     let mut merged = current.clone();
     let now = store.tick();
@@ -446,7 +648,11 @@ fn merge(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     store.replace("projects/merge_requests", &current, merged.clone());
     if body_bool(call, "should_remove_source_branch") {
         let scope = project_scope(call);
-        if let Some(branch) = store.find("projects/repository/branches", &scope, merged["source_branch"].as_str().unwrap_or_default()) {
+        if let Some(branch) = store.find(
+            "projects/repository/branches",
+            &scope,
+            merged["source_branch"].as_str().unwrap_or_default(),
+        ) {
             store.remove("projects/repository/branches", &branch);
         }
     }
@@ -454,14 +660,24 @@ fn merge(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn approve(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let current = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record.clone();
+    let current = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record
+        .clone();
     if let Some(sha) = body_str(call, "sha")
         && current["sha"].as_str() != Some(sha)
     {
-        return Err(Failure::new(409, "SHA does not match HEAD of source branch"));
+        return Err(Failure::new(
+            409,
+            "SHA does not match HEAD of source branch",
+        ));
     }
     let mut updated = current.clone();
-    let mut approved: Vec<Value> = updated["_approved_by"].as_array().cloned().unwrap_or_default();
+    let mut approved: Vec<Value> = updated["_approved_by"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     if !approved.contains(&call.user["id"]) {
         approved.push(call.user["id"].clone());
         store.tick();
@@ -489,11 +705,18 @@ fn approve(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn merge_request_diffs(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let merge_request = &call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record;
+    let merge_request = &call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record;
     let diffs = match merge_request.get("_diffs").and_then(Value::as_array) {
         Some(diffs) => diffs.clone(),
         None => store
-            .find("projects/repository/branches", &project_scope(call), merge_request["source_branch"].as_str().unwrap_or_default())
+            .find(
+                "projects/repository/branches",
+                &project_scope(call),
+                merge_request["source_branch"].as_str().unwrap_or_default(),
+            )
             .and_then(|b| b["_diffs"].as_array().cloned())
             .unwrap_or_default(),
     };
@@ -501,10 +724,17 @@ fn merge_request_diffs(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn create_note(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let parent = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.clone();
+    let parent = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .clone();
     let mut note = store.create(&call.collection, &call.ancestors, call.body, &call.user)?;
     note["noteable_id"] = parent.record["id"].clone();
-    let stored = store.all(&call.collection).iter().find(|n| n["id"] == note["id"]).cloned();
+    let stored = store
+        .all(&call.collection)
+        .iter()
+        .find(|n| n["id"] == note["id"])
+        .cloned();
     if let Some(stored) = stored {
         store.replace(&call.collection, &stored, note.clone());
     }
@@ -519,7 +749,11 @@ fn pipelines_of<'s>(store: &'s Store, call: &Call<'_>) -> Vec<&'s Value> {
 }
 
 fn latest_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let reference = call.query.get("ref").map(str::to_owned).unwrap_or_else(|| default_branch(call));
+    let reference = call
+        .query
+        .get("ref")
+        .map(str::to_owned)
+        .unwrap_or_else(|| default_branch(call));
     pipelines_of(store, call)
         .into_iter()
         .filter(|p| p["ref"] == json!(reference))
@@ -530,14 +764,30 @@ fn latest_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 
 fn create_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     let scope = project_scope(call);
-    let reference = body_str(call, "ref").ok_or_else(|| Failure::missing("ref"))?.to_owned();
+    let reference = body_str(call, "ref")
+        .ok_or_else(|| Failure::missing("ref"))?
+        .to_owned();
     let commit = resolve_commit(store, &scope, &reference)
         .ok_or_else(|| Failure::new(400, json!({"base": ["Reference not found"]})))?;
     let project = call.project().cloned().unwrap_or_default();
-    let id = store.all("projects/pipelines").iter().filter_map(|p| p["id"].as_i64()).max().unwrap_or(9000) + 1;
-    let iid = pipelines_of(store, call).iter().filter_map(|p| p["iid"].as_i64()).max().unwrap_or(0) + 1;
+    let id = store
+        .all("projects/pipelines")
+        .iter()
+        .filter_map(|p| p["id"].as_i64())
+        .max()
+        .unwrap_or(9000)
+        + 1;
+    let iid = pipelines_of(store, call)
+        .iter()
+        .filter_map(|p| p["iid"].as_i64())
+        .max()
+        .unwrap_or(0)
+        + 1;
     let now = store.tick();
-    let web_url = format!("{}/-/pipelines/{id}", project["web_url"].as_str().unwrap_or_default());
+    let web_url = format!(
+        "{}/-/pipelines/{id}",
+        project["web_url"].as_str().unwrap_or_default()
+    );
     let pipeline = json!({
         "id": id, "iid": iid, "project_id": project["id"], "sha": commit["id"], "ref": reference,
         "status": "pending", "source": "api", "created_at": now, "updated_at": now, "web_url": web_url,
@@ -545,9 +795,20 @@ fn create_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         "started_at": null, "finished_at": null, "duration": null, "queued_duration": null, "coverage": null,
     });
     store.all_mut("projects/pipelines").push(pipeline.clone());
-    let first_job = store.all("projects/jobs").iter().filter_map(|j| j["id"].as_i64()).max().unwrap_or(70000) + 1;
-    for (offset, (stage, name, status)) in
-        [("build", "build", "pending"), ("test", "test:unit", "created"), ("deploy", "deploy:staging", "manual")].into_iter().enumerate()
+    let first_job = store
+        .all("projects/jobs")
+        .iter()
+        .filter_map(|j| j["id"].as_i64())
+        .max()
+        .unwrap_or(70000)
+        + 1;
+    for (offset, (stage, name, status)) in [
+        ("build", "build", "pending"),
+        ("test", "test:unit", "created"),
+        ("deploy", "deploy:staging", "manual"),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let job_id = first_job + offset as i64;
         let job = json!({
@@ -563,7 +824,12 @@ fn create_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn jobs_of_pipeline(store: &Store, pipeline_id: &Value) -> Vec<Value> {
-    store.all("projects/jobs").iter().filter(|j| get_path(j, "pipeline.id") == Some(pipeline_id)).cloned().collect()
+    store
+        .all("projects/jobs")
+        .iter()
+        .filter(|j| get_path(j, "pipeline.id") == Some(pipeline_id))
+        .cloned()
+        .collect()
 }
 
 fn set_pipeline_status(store: &mut Store, pipeline: &Value, status: &str) -> Value {
@@ -580,18 +846,33 @@ fn set_pipeline_status(store: &mut Store, pipeline: &Value, status: &str) -> Val
 
 /// A new job in place of `job`, as GitLab's retry creates one.
 fn clone_job(store: &mut Store, job: &Value, status: &str) -> Value {
-    let id = store.all("projects/jobs").iter().filter_map(|j| j["id"].as_i64()).max().unwrap_or(70000) + 1;
+    let id = store
+        .all("projects/jobs")
+        .iter()
+        .filter_map(|j| j["id"].as_i64())
+        .max()
+        .unwrap_or(70000)
+        + 1;
     let now = store.tick();
     let mut retried = job.clone();
     retried["_retried"] = json!(true);
     store.replace("projects/jobs", job, retried);
     let mut fresh = job.clone();
-    let web_url = text(&job["web_url"]).rsplit_once('/').map(|(base, _)| format!("{base}/{id}")).unwrap_or_default();
+    let web_url = text(&job["web_url"])
+        .rsplit_once('/')
+        .map(|(base, _)| format!("{base}/{id}"))
+        .unwrap_or_default();
     fresh["id"] = json!(id);
     fresh["status"] = json!(status);
     fresh["created_at"] = json!(now);
     fresh["web_url"] = json!(web_url);
-    for field in ["started_at", "finished_at", "duration", "failure_reason", "erased_at"] {
+    for field in [
+        "started_at",
+        "finished_at",
+        "duration",
+        "failure_reason",
+        "erased_at",
+    ] {
         fresh.as_object_mut().map(|f| f.remove(field));
     }
     fresh["_log"] = json!(["Waiting for a runner to pick up this job..."]);
@@ -600,25 +881,52 @@ fn clone_job(store: &mut Store, job: &Value, status: &str) -> Value {
 }
 
 fn retry_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let pipeline = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record.clone();
+    let pipeline = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record
+        .clone();
     let retryable: Vec<Value> = jobs_of_pipeline(store, &pipeline["id"])
         .into_iter()
-        .filter(|j| j.get("_retried").is_none() && matches!(j["status"].as_str(), Some("failed" | "canceled")))
+        .filter(|j| {
+            j.get("_retried").is_none()
+                && matches!(j["status"].as_str(), Some("failed" | "canceled"))
+        })
         .collect();
     if retryable.is_empty() {
-        return Err(Failure::new(403, "403 Forbidden - Pipeline has no failed or canceled jobs to retry"));
+        return Err(Failure::new(
+            403,
+            "403 Forbidden - Pipeline has no failed or canceled jobs to retry",
+        ));
     }
     for job in &retryable {
         clone_job(store, job, "pending");
     }
-    Ok(Answer::Json { status: 201, body: super::store::public(&set_pipeline_status(store, &pipeline, "running")) })
+    Ok(Answer::Json {
+        status: 201,
+        body: super::store::public(&set_pipeline_status(store, &pipeline, "running")),
+    })
 }
 
 fn cancel_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let pipeline = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record.clone();
-    let active = ["created", "pending", "running", "waiting_for_resource", "preparing", "scheduled"];
+    let pipeline = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record
+        .clone();
+    let active = [
+        "created",
+        "pending",
+        "running",
+        "waiting_for_resource",
+        "preparing",
+        "scheduled",
+    ];
     if !active.contains(&pipeline["status"].as_str().unwrap_or_default()) {
-        return Ok(Answer::Json { status: 201, body: super::store::public(&pipeline) });
+        return Ok(Answer::Json {
+            status: 201,
+            body: super::store::public(&pipeline),
+        });
     }
     store.tick();
     for job in jobs_of_pipeline(store, &pipeline["id"]) {
@@ -628,18 +936,36 @@ fn cancel_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
             store.replace("projects/jobs", &job, canceled);
         }
     }
-    Ok(Answer::Json { status: 201, body: super::store::public(&set_pipeline_status(store, &pipeline, "canceled")) })
+    Ok(Answer::Json {
+        status: 201,
+        body: super::store::public(&set_pipeline_status(store, &pipeline, "canceled")),
+    })
 }
 
 fn job_log(call: &Call<'_>) -> Answer {
-    let job = call.target().map(|a| &a.record).cloned().unwrap_or_default();
-    let lines: Vec<String> = job["_log"].as_array().map(|l| l.iter().map(text).collect()).unwrap_or_default();
+    let job = call
+        .target()
+        .map(|a| &a.record)
+        .cloned()
+        .unwrap_or_default();
+    let lines: Vec<String> = job["_log"]
+        .as_array()
+        .map(|l| l.iter().map(text).collect())
+        .unwrap_or_default();
     Answer::Text(lines.join("\n").into_bytes())
 }
 
 fn retry_job(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let job = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record.clone();
-    if !matches!(job["status"].as_str(), Some("failed" | "canceled" | "success")) || job.get("_retried").is_some() {
+    let job = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record
+        .clone();
+    if !matches!(
+        job["status"].as_str(),
+        Some("failed" | "canceled" | "success")
+    ) || job.get("_retried").is_some()
+    {
         return Err(Failure::new(403, "403 Forbidden - Job is not retryable"));
     }
     let fresh = clone_job(store, &job, "pending");
@@ -647,7 +973,11 @@ fn retry_job(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn play_job(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let job = call.target().ok_or_else(|| Failure::new(404, "404 Not found"))?.record.clone();
+    let job = call
+        .target()
+        .ok_or_else(|| Failure::new(404, "404 Not found"))?
+        .record
+        .clone();
     if job["status"] != "manual" {
         return Err(Failure::new(400, "400 Bad request - Unplayable Job"));
     }

@@ -21,7 +21,10 @@ const RECORDS: &[(&str, &str)] = &[
     ("branches", include_str!("seed/records/branches.json")),
     ("commits", include_str!("seed/records/commits.json")),
     ("files", include_str!("seed/records/files.json")),
-    ("merge_requests", include_str!("seed/records/merge_requests.json")),
+    (
+        "merge_requests",
+        include_str!("seed/records/merge_requests.json"),
+    ),
     ("mr_notes", include_str!("seed/records/mr_notes.json")),
     ("issues", include_str!("seed/records/issues.json")),
     ("issue_notes", include_str!("seed/records/issue_notes.json")),
@@ -49,12 +52,21 @@ struct Records {
 /// A fresh store holding the seed data. The data is compiled in and checked by tests, so
 /// a malformed file is a bug in this build, not a runtime condition.
 pub fn store() -> Store {
-    let collections: Collections = serde_json::from_str(COLLECTIONS).expect("seed/collections.json is valid");
-    let mut store = Store::new(collections.external_url, collections.now, collections.collections, collections.namespaces);
+    let collections: Collections =
+        serde_json::from_str(COLLECTIONS).expect("seed/collections.json is valid");
+    let mut store = Store::new(
+        collections.external_url,
+        collections.now,
+        collections.collections,
+        collections.namespaces,
+    );
     for (name, text) in RECORDS {
-        let records: Records =
-            serde_json::from_str(text).unwrap_or_else(|error| panic!("seed/records/{name}.json is invalid: {error}"));
-        assert!(store.has(&records.collection), "seed/records/{name}.json names an unknown collection");
+        let records: Records = serde_json::from_str(text)
+            .unwrap_or_else(|error| panic!("seed/records/{name}.json is invalid: {error}"));
+        assert!(
+            store.has(&records.collection),
+            "seed/records/{name}.json names an unknown collection"
+        );
         store.insert_seed(&records.collection, records.records);
     }
     store

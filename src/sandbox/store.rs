@@ -60,12 +60,18 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(status: u16, message: impl Into<Value>) -> Self {
-        Self { status, body: json!({ "message": message.into() }) }
+        Self {
+            status,
+            body: json!({ "message": message.into() }),
+        }
     }
 
     /// GitLab's shape for a missing required parameter: `{"error": "title is missing"}`.
     pub fn missing(field: &str) -> Self {
-        Self { status: 400, body: json!({ "error": format!("{field} is missing") }) }
+        Self {
+            status: 400,
+            body: json!({ "error": format!("{field} is missing") }),
+        }
     }
 }
 
@@ -80,7 +86,12 @@ pub struct Ancestor {
 
 impl Ancestor {
     pub fn primary(&self, store: &Store) -> Value {
-        let key = store.spec(&self.collection).keys.first().cloned().unwrap_or_else(|| "id".into());
+        let key = store
+            .spec(&self.collection)
+            .keys
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "id".into());
         get_path(&self.record, &key).cloned().unwrap_or(Value::Null)
     }
 }
@@ -103,8 +114,19 @@ pub struct Page {
 }
 
 impl Store {
-    pub fn new(external_url: String, now: DateTime<Utc>, specs: BTreeMap<String, Spec>, namespaces: Vec<Value>) -> Self {
-        Self { external_url, now, specs, records: BTreeMap::new(), namespaces }
+    pub fn new(
+        external_url: String,
+        now: DateTime<Utc>,
+        specs: BTreeMap<String, Spec>,
+        namespaces: Vec<Value>,
+    ) -> Self {
+        Self {
+            external_url,
+            now,
+            specs,
+            records: BTreeMap::new(),
+            namespaces,
+        }
     }
 
     /// The sandbox's current time, as GitLab formats it.
@@ -128,15 +150,24 @@ impl Store {
 
     /// The collection that actually holds an alias's records.
     fn canonical<'a>(&'a self, collection: &'a str) -> &'a str {
-        self.specs.get(collection).and_then(|s| s.alias_of.as_deref()).unwrap_or(collection)
+        self.specs
+            .get(collection)
+            .and_then(|s| s.alias_of.as_deref())
+            .unwrap_or(collection)
     }
 
     pub fn insert_seed(&mut self, collection: &str, records: Vec<Value>) {
-        self.records.entry(collection.to_owned()).or_default().extend(records);
+        self.records
+            .entry(collection.to_owned())
+            .or_default()
+            .extend(records);
     }
 
     pub fn all(&self, collection: &str) -> &[Value] {
-        self.records.get(self.canonical(collection)).map(Vec::as_slice).unwrap_or(&[])
+        self.records
+            .get(self.canonical(collection))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     pub fn all_mut(&mut self, collection: &str) -> &mut Vec<Value> {
@@ -151,7 +182,10 @@ impl Store {
         self.all(collection)
             .iter()
             .filter(|record| {
-                parents.iter().zip(&keys).all(|(field, key)| get_path(record, field).is_some_and(|v| same(v, key)))
+                parents
+                    .iter()
+                    .zip(&keys)
+                    .all(|(field, key)| get_path(record, field).is_some_and(|v| same(v, key)))
             })
             .collect()
     }
@@ -161,12 +195,21 @@ impl Store {
         let keys = self.spec(collection).keys;
         self.scoped(collection, ancestors)
             .into_iter()
-            .find(|record| keys.iter().any(|key| get_path(record, key).is_some_and(|v| text(v) == value)))
+            .find(|record| {
+                keys.iter()
+                    .any(|key| get_path(record, key).is_some_and(|v| text(v) == value))
+            })
             .cloned()
     }
 
     /// Filters, sorts and pages the records of a collection for a list request.
-    pub fn list(&self, collection: &str, ancestors: &[Ancestor], query: &Query, user: &Value) -> Page {
+    pub fn list(
+        &self,
+        collection: &str,
+        ancestors: &[Ancestor],
+        query: &Query,
+        user: &Value,
+    ) -> Page {
         let spec = self.spec(collection);
         let mut query = query.clone();
         for (key, value) in &spec.query_defaults {
@@ -178,7 +221,12 @@ impl Store {
             .scoped(collection, ancestors)
             .into_iter()
             .filter(|record| self.visible_record(collection, record, user))
-            .filter(|record| query.pairs.iter().all(|(key, value)| filter(record, key, value, &query, &spec, user)))
+            .filter(|record| {
+                query
+                    .pairs
+                    .iter()
+                    .all(|(key, value)| filter(record, key, value, &query, &spec, user))
+            })
             .cloned()
             .collect();
         let order = query.get("order_by").map(str::to_owned);
@@ -194,17 +242,38 @@ impl Store {
                 items.reverse();
             }
         }
-        let per_page = query.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(20_usize).clamp(1, 100);
-        let page = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1_usize).max(1);
+        let per_page = query
+            .get("per_page")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_usize)
+            .clamp(1, 100);
+        let page = query
+            .get("page")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1_usize)
+            .max(1);
         let total = items.len();
-        let items = items.into_iter().skip((page - 1) * per_page).take(per_page).map(|r| public(&r)).collect();
-        Page { items, page, per_page, total }
+        let items = items
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .map(|r| public(&r))
+            .collect();
+        Page {
+            items,
+            page,
+            per_page,
+            total,
+        }
     }
 
     /// Projects are visible when public or internal, or to their members; records inside a
     /// project follow their project (the path already checked it, except for global lists).
     pub fn visible_project(&self, project: &Value, user: &Value) -> bool {
-        let visibility = project.get("visibility").and_then(Value::as_str).unwrap_or("private");
+        let visibility = project
+            .get("visibility")
+            .and_then(Value::as_str)
+            .unwrap_or("private");
         visibility != "private" || is_member(project, user)
     }
 
@@ -225,10 +294,19 @@ impl Store {
     }
 
     /// Creates a record from a request body, under `ancestors`.
-    pub fn create(&mut self, collection: &str, ancestors: &[Ancestor], body: &Map<String, Value>, user: &Value) -> Outcome<Value> {
+    pub fn create(
+        &mut self,
+        collection: &str,
+        ancestors: &[Ancestor],
+        body: &Map<String, Value>,
+        user: &Value,
+    ) -> Outcome<Value> {
         let spec = self.spec(collection);
         for field in &spec.required {
-            if body.get(field).is_none_or(|v| v.is_null() || v.as_str().is_some_and(str::is_empty)) {
+            if body
+                .get(field)
+                .is_none_or(|v| v.is_null() || v.as_str().is_some_and(str::is_empty))
+            {
                 return Err(Failure::missing(field));
             }
         }
@@ -237,10 +315,22 @@ impl Store {
         for (field, key) in spec.parents.iter().zip(&keys) {
             set_path(&mut record, field, key.clone());
         }
-        let id = self.all(collection).iter().filter_map(|r| r.get("id").and_then(Value::as_i64)).max().unwrap_or(0) + 1;
+        let id = self
+            .all(collection)
+            .iter()
+            .filter_map(|r| r.get("id").and_then(Value::as_i64))
+            .max()
+            .unwrap_or(0)
+            + 1;
         record["id"] = json!(id);
         if spec.iid {
-            let iid = self.scoped(collection, ancestors).iter().filter_map(|r| r.get("iid").and_then(Value::as_i64)).max().unwrap_or(0) + 1;
+            let iid = self
+                .scoped(collection, ancestors)
+                .iter()
+                .filter_map(|r| r.get("iid").and_then(Value::as_i64))
+                .max()
+                .unwrap_or(0)
+                + 1;
             record["iid"] = json!(iid);
         }
         let now = self.tick();
@@ -273,13 +363,21 @@ impl Store {
                 }
                 "remove_labels" => {
                     let remove = split_labels(value);
-                    let labels: Vec<String> = labels_of(record).into_iter().filter(|l| !remove.contains(l)).collect();
+                    let labels: Vec<String> = labels_of(record)
+                        .into_iter()
+                        .filter(|l| !remove.contains(l))
+                        .collect();
                     record["labels"] = json!(labels);
                 }
                 "assignee_ids" | "reviewer_ids" => {
                     let users: Vec<Value> = ids(value)
                         .into_iter()
-                        .filter_map(|id| self.all("users").iter().find(|u| u["id"] == json!(id)).map(basic_user))
+                        .filter_map(|id| {
+                            self.all("users")
+                                .iter()
+                                .find(|u| u["id"] == json!(id))
+                                .map(basic_user)
+                        })
                         .collect();
                     if key == "assignee_ids" {
                         record["assignee"] = users.first().cloned().unwrap_or(Value::Null);
@@ -304,7 +402,9 @@ impl Store {
                 "title" => {
                     let title = value.as_str().unwrap_or_default();
                     if record.get("draft").is_some() {
-                        let draft = ["Draft:", "[Draft]", "(Draft)"].iter().any(|p| title.starts_with(p));
+                        let draft = ["Draft:", "[Draft]", "(Draft)"]
+                            .iter()
+                            .any(|p| title.starts_with(p));
                         record["draft"] = json!(draft);
                         record["work_in_progress"] = json!(draft);
                     }
@@ -316,7 +416,13 @@ impl Store {
     }
 
     /// Updates the record a path names, in place, and returns it.
-    pub fn update(&mut self, collection: &str, current: &Value, body: &Map<String, Value>, user: &Value) -> Value {
+    pub fn update(
+        &mut self,
+        collection: &str,
+        current: &Value,
+        body: &Map<String, Value>,
+        user: &Value,
+    ) -> Value {
         let mut record = current.clone();
         self.apply(&mut record, body, user);
         record["updated_at"] = json!(self.tick());
@@ -338,11 +444,16 @@ impl Store {
 
     /// Fills `{field}`, `{external_url}` and `{project.<field>}` in a URL template.
     pub fn fill(&self, template: &str, record: &Value, ancestors: &[Ancestor]) -> String {
-        let project = ancestors.iter().find(|a| a.collection == "projects").map(|a| &a.record);
+        let project = ancestors
+            .iter()
+            .find(|a| a.collection == "projects")
+            .map(|a| &a.record);
         let mut out = String::new();
         let mut rest = template;
         while let Some(start) = rest.find('{') {
-            let Some(len) = rest[start..].find('}') else { break };
+            let Some(len) = rest[start..].find('}') else {
+                break;
+            };
             out.push_str(&rest[..start]);
             let name = &rest[start + 1..start + len];
             let value = match name {
@@ -362,7 +473,11 @@ impl Store {
     pub fn user_by_token(&self, token: &str) -> Option<Value> {
         self.all("users")
             .iter()
-            .find(|u| u.get("_tokens").and_then(Value::as_array).is_some_and(|t| t.iter().any(|v| v == token)))
+            .find(|u| {
+                u.get("_tokens")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| t.iter().any(|v| v == token))
+            })
             .cloned()
     }
 }
@@ -375,52 +490,98 @@ pub struct Query {
 
 impl Query {
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every value of `name[]` (or a comma-separated `name`).
     pub fn all(&self, name: &str) -> Vec<String> {
         let list = format!("{name}[]");
-        let mut values: Vec<String> = self.pairs.iter().filter(|(k, _)| *k == list).map(|(_, v)| v.clone()).collect();
+        let mut values: Vec<String> = self
+            .pairs
+            .iter()
+            .filter(|(k, _)| *k == list)
+            .map(|(_, v)| v.clone())
+            .collect();
         if values.is_empty()
             && let Some(value) = self.get(name)
         {
-            values = value.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+            values = value
+                .split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect();
         }
         values
     }
 }
 
 /// Whether a record passes one query parameter. Unknown parameters pass, as in GitLab.
-fn filter(record: &Value, key: &str, value: &str, query: &Query, spec: &Spec, user: &Value) -> bool {
-    let username = user.get("username").and_then(Value::as_str).unwrap_or_default();
+fn filter(
+    record: &Value,
+    key: &str,
+    value: &str,
+    query: &Query,
+    spec: &Spec,
+    user: &Value,
+) -> bool {
+    let username = user
+        .get("username")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let has_user = |field: &str, name: &str| match record.get(field) {
-        Some(Value::Array(users)) => users.iter().any(|u| u.get("username").and_then(Value::as_str) == Some(name)),
+        Some(Value::Array(users)) => users
+            .iter()
+            .any(|u| u.get("username").and_then(Value::as_str) == Some(name)),
         Some(user) => user.get("username").and_then(Value::as_str) == Some(name),
         None => false,
     };
     match key {
-        "page" | "per_page" | "order_by" | "sort" | "with_stats" | "statistics" | "simple" | "include_retried" => true,
+        "page" | "per_page" | "order_by" | "sort" | "with_stats" | "statistics" | "simple"
+        | "include_retried" => true,
         "search" => {
             let needle = value.to_lowercase();
-            let fields: Vec<String> = if spec.search.is_empty() { vec!["title".into(), "name".into()] } else { spec.search.clone() };
+            let fields: Vec<String> = if spec.search.is_empty() {
+                vec!["title".into(), "name".into()]
+            } else {
+                spec.search.clone()
+            };
             let needle = needle.trim_start_matches('^').trim_end_matches('$');
-            fields.iter().any(|f| record.get(f).and_then(Value::as_str).is_some_and(|t| {
-                let t = t.to_lowercase();
-                if value.starts_with('^') { t.starts_with(needle) } else if value.ends_with('$') { t.ends_with(needle) } else { t.contains(needle) }
-            }))
+            fields.iter().any(|f| {
+                record.get(f).and_then(Value::as_str).is_some_and(|t| {
+                    let t = t.to_lowercase();
+                    if value.starts_with('^') {
+                        t.starts_with(needle)
+                    } else if value.ends_with('$') {
+                        t.ends_with(needle)
+                    } else {
+                        t.contains(needle)
+                    }
+                })
+            })
         }
         "labels" => {
             let have = labels_of(record);
-            value.split(',').map(str::trim).filter(|l| !l.is_empty()).all(|wanted| have.iter().any(|l| l.eq_ignore_ascii_case(wanted)))
+            value
+                .split(',')
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .all(|wanted| have.iter().any(|l| l.eq_ignore_ascii_case(wanted)))
         }
         "state" if value == "all" => true,
         "scope" | "scope[]" => match value {
             "created_by_me" | "created-by-me" => has_user("author", username),
-            "assigned_to_me" | "assigned-to-me" => has_user("assignees", username) || has_user("assignee", username),
+            "assigned_to_me" | "assigned-to-me" => {
+                has_user("assignees", username) || has_user("assignee", username)
+            }
             "all" => true,
             // Job scopes are statuses: `scope[]=failed&scope[]=success`.
-            _ => query.all("scope").iter().any(|s| record.get("status").and_then(Value::as_str) == Some(s.as_str())),
+            _ => query
+                .all("scope")
+                .iter()
+                .any(|s| record.get("status").and_then(Value::as_str) == Some(s.as_str())),
         },
         "author_username" => has_user("author", value),
         "assignee_username" => has_user("assignees", value) || has_user("assignee", value),
@@ -428,19 +589,48 @@ fn filter(record: &Value, key: &str, value: &str, query: &Query, spec: &Spec, us
         "username" if record.get("username").is_none() => has_user("user", value),
         "membership" | "owned" if value == "true" => {
             let id = user.get("id").cloned().unwrap_or(Value::Null);
-            if key == "owned" { record.get("_owner") == Some(&id) } else { is_member(record, user) }
+            if key == "owned" {
+                record.get("_owner") == Some(&id)
+            } else {
+                is_member(record, user)
+            }
         }
         "membership" | "owned" | "starred" => true,
-        "topic" => record.get("topics").and_then(Value::as_array).is_some_and(|t| t.iter().any(|v| v == value)),
-        "milestone" => record.get("milestone").and_then(|m| m.get("title")).and_then(Value::as_str) == Some(value),
-        "active" => value != "true" || record.get("state").and_then(Value::as_str) == Some("active"),
-        "ref_name" => record.get("_branches").and_then(Value::as_array).is_some_and(|b| b.iter().any(|v| v == value)),
-        "path" if record.get("_paths").is_some() || record.get("_diff").is_some() => touches(record, value),
+        "topic" => record
+            .get("topics")
+            .and_then(Value::as_array)
+            .is_some_and(|t| t.iter().any(|v| v == value)),
+        "milestone" => {
+            record
+                .get("milestone")
+                .and_then(|m| m.get("title"))
+                .and_then(Value::as_str)
+                == Some(value)
+        }
+        "active" => {
+            value != "true" || record.get("state").and_then(Value::as_str) == Some("active")
+        }
+        "ref_name" => record
+            .get("_branches")
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.iter().any(|v| v == value)),
+        "path" if record.get("_paths").is_some() || record.get("_diff").is_some() => {
+            touches(record, value)
+        }
         "author" => ["author_name", "author_email"].iter().any(|f| {
-            record.get(*f).and_then(Value::as_str).is_some_and(|t| t.to_lowercase().contains(&value.to_lowercase()))
+            record
+                .get(*f)
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.to_lowercase().contains(&value.to_lowercase()))
         }),
-        "since" => record.get("committed_date").and_then(Value::as_str).is_some_and(|d| d >= value),
-        "until" => record.get("committed_date").and_then(Value::as_str).is_some_and(|d| d <= value),
+        "since" => record
+            .get("committed_date")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d >= value),
+        "until" => record
+            .get("committed_date")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d <= value),
         _ => match record.get(key) {
             Some(field) => text(field) == value,
             None => true,
@@ -451,26 +641,38 @@ fn filter(record: &Value, key: &str, value: &str, query: &Query, spec: &Spec, us
 /// Whether a commit's diff touches a file or directory.
 fn touches(record: &Value, path: &str) -> bool {
     let prefix = format!("{}/", path.trim_end_matches('/'));
-    record.get("_diff").and_then(Value::as_array).is_some_and(|diffs| {
-        diffs.iter().any(|d| {
-            ["new_path", "old_path"].iter().any(|f| {
-                d.get(*f).and_then(Value::as_str).is_some_and(|p| p == path || p.starts_with(&prefix))
+    record
+        .get("_diff")
+        .and_then(Value::as_array)
+        .is_some_and(|diffs| {
+            diffs.iter().any(|d| {
+                ["new_path", "old_path"].iter().any(|f| {
+                    d.get(*f)
+                        .and_then(Value::as_str)
+                        .is_some_and(|p| p == path || p.starts_with(&prefix))
+                })
             })
         })
-    })
 }
 
 fn is_member(project: &Value, user: &Value) -> bool {
     let id = user.get("id").cloned().unwrap_or(Value::Null);
-    project.get("_members").and_then(Value::as_array).is_some_and(|m| m.contains(&id))
+    project
+        .get("_members")
+        .and_then(Value::as_array)
+        .is_some_and(|m| m.contains(&id))
 }
 
 /// A record without its sandbox-only (`_`) fields.
 pub fn public(record: &Value) -> Value {
     match record {
-        Value::Object(fields) => {
-            Value::Object(fields.iter().filter(|(k, _)| !k.starts_with('_')).map(|(k, v)| (k.clone(), public(v))).collect())
-        }
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(k, _)| !k.starts_with('_'))
+                .map(|(k, v)| (k.clone(), public(v)))
+                .collect(),
+        ),
         Value::Array(items) => Value::Array(items.iter().map(public).collect()),
         other => other.clone(),
     }
@@ -479,7 +681,15 @@ pub fn public(record: &Value) -> Value {
 /// GitLab's UserBasic: the way other records embed a user.
 pub fn basic_user(user: &Value) -> Value {
     let mut out = Map::new();
-    for field in ["id", "username", "name", "state", "locked", "avatar_url", "web_url"] {
+    for field in [
+        "id",
+        "username",
+        "name",
+        "state",
+        "locked",
+        "avatar_url",
+        "web_url",
+    ] {
         if let Some(value) = user.get(field) {
             out.insert(field.into(), value.clone());
         }
@@ -489,7 +699,9 @@ pub fn basic_user(user: &Value) -> Value {
 
 /// `a.b` → `value["a"]["b"]`.
 pub fn get_path<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('.').try_fold(value, |current, key| current.get(key)).filter(|v| !v.is_null())
+    path.split('.')
+        .try_fold(value, |current, key| current.get(key))
+        .filter(|v| !v.is_null())
 }
 
 fn set_path(value: &mut Value, path: &str, new: Value) {
@@ -518,9 +730,10 @@ fn same(a: &Value, b: &Value) -> bool {
 
 fn compare(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
     match (a, b) {
-        (Some(Value::Number(x)), Some(Value::Number(y))) => {
-            x.as_f64().unwrap_or_default().total_cmp(&y.as_f64().unwrap_or_default())
-        }
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x
+            .as_f64()
+            .unwrap_or_default()
+            .total_cmp(&y.as_f64().unwrap_or_default()),
         (Some(x), Some(y)) => text(x).cmp(&text(y)),
         (Some(_), None) => std::cmp::Ordering::Greater,
         (None, Some(_)) => std::cmp::Ordering::Less,
@@ -531,17 +744,31 @@ fn compare(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
 fn split_labels(value: &Value) -> Vec<String> {
     match value {
         Value::Array(items) => items.iter().map(text).collect(),
-        other => text(other).split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect(),
+        other => text(other)
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect(),
     }
 }
 
 fn labels_of(record: &Value) -> Vec<String> {
-    record.get("labels").and_then(Value::as_array).map(|l| l.iter().map(text).collect()).unwrap_or_default()
+    record
+        .get("labels")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().map(text).collect())
+        .unwrap_or_default()
 }
 
 fn ids(value: &Value) -> Vec<i64> {
     match value {
-        Value::Array(items) => items.iter().filter_map(|v| v.as_i64().or_else(|| text(v).parse().ok())).collect(),
-        other => text(other).split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|v| v.as_i64().or_else(|| text(v).parse().ok()))
+            .collect(),
+        other => text(other)
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .collect(),
     }
 }

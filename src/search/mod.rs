@@ -10,6 +10,8 @@
 //! windows of three to six terms, so one intent among several still surfaces. Ties keep
 //! catalog order, so the ranking is deterministic.
 
+mod intent;
+mod tokens;
 mod words;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,6 +20,8 @@ use crate::catalog::Action;
 use crate::policy::Policy;
 use crate::text::edit_distance;
 
+use intent::{Intent, Profile};
+use tokens::{Reference, Role};
 pub use words::{stem, terms};
 
 /// A search as `gitlab_find_action` receives it.
@@ -45,10 +49,10 @@ enum Class {
 impl Class {
     fn points(self) -> i64 {
         match self {
-            Self::Tag => 30,
-            Self::Action => 34,
-            Self::Domain => 40,
-            Self::Title => 16,
+            Self::Tag => 26,
+            Self::Action => 30,
+            Self::Domain => 36,
+            Self::Title => 14,
             Self::Param => 7,
             Self::Text => 4,
         }
@@ -68,16 +72,43 @@ impl Class {
 
 const EXACT_ID: i64 = 1000;
 const ALIAS: i64 = 800;
-/// Matching both the domain and the verb of an action.
-const PAIR_BONUS: i64 = 30;
 /// A tag matched as a whole phrase.
-const PHRASE_BONUS: i64 = 25;
-/// A top score below this lets misspelt terms be matched approximately.
-const WEAK: i64 = 60;
+const PHRASE_BONUS: i64 = 20;
+/// The request's operation is the action's.
+const VERB_MATCH: i64 = 30;
+/// The request says another operation.
+const VERB_MISMATCH: i64 = -22;
+/// No verb, but a plural asks for a list or a reference for one thing, and it fits.
+const IMPLIED_VERB: i64 = 18;
+/// A plural asks for a list, and the action reads one thing.
+const IMPLIED_MISMATCH: i64 = -10;
+/// The action reads one thing by its id, and the request names none.
+const UNNAMED_TARGET: i64 = -8;
+/// A question (with no verb) and an action that changes something.
+const QUESTION_MUTATION: i64 = -15;
+/// The request names the part of the domain the action works on (comments, a log, ...).
+const OBJECT_MATCH: i64 = 34;
+/// The action works on a part of its domain the request does not name.
+const OBJECT_MISSING: i64 = -24;
+/// The request names a part of the domain the action does not work on.
+const OBJECT_FOREIGN: i64 = -20;
+/// `!42` names a merge request, `#17` most often an issue.
+const MERGE_REQUEST_REFERENCE: i64 = 30;
+const HASH_REFERENCE: i64 = 10;
+/// `@bob` names a user.
+const MENTION_REFERENCE: i64 = 30;
+/// `@bob` is not the caller.
+const MENTION_NOT_CALLER: i64 = -30;
+/// The request names domains, and not this action's.
+const DOMAIN_FOREIGN: i64 = -20;
+/// The request speaks of the caller, and the action is about the caller's own things.
+const FIRST_PERSON: i64 = 22;
+/// The action is about the caller, and the request speaks of someone else.
+const NOT_FIRST_PERSON: i64 = -12;
 /// Two scores closer than this (with no clear winner) are reported as ambiguous.
 const AMBIGUITY_MARGIN: i64 = 8;
-/// Terms in a long prompt before it is also searched in windows.
-const WINDOW_FROM: usize = 7;
+/// Words in a prompt before its clauses are also searched one by one.
+const LONG_PROMPT: usize = 9;
 
 /// Parameters on almost every action: matching them says nothing.
 const COMMON_PARAMS: &[&str] = &["project_id", "page", "per_page"];
@@ -86,16 +117,19 @@ struct Document {
     action: &'static Action,
     /// Term → strongest class it appears in.
     terms: BTreeMap<String, Class>,
-    domain: BTreeSet<String>,
-    verb: BTreeSet<String>,
     /// Tags of more than one term, as term lists.
     phrases: Vec<Vec<String>>,
+    profile: Profile,
+    /// Parts of this action's domain that other actions work on.
+    domain_objects: BTreeSet<&'static str>,
 }
 
 /// The search index over the actions one server instance offers.
 pub struct Index {
     documents: Vec<Document>,
     vocabulary: BTreeSet<String>,
+    /// Words as the catalog and the intent tables spell them, for typo matching.
+    spellings: BTreeSet<String>,
 }
 
 /// One ranked action.
@@ -116,6 +150,17 @@ pub struct Found {
     pub suggestions: Vec<String>,
 }
 
+/// A request (or a window of one) read once: its terms and its intent.
+struct Reading {
+    terms: Vec<Query>,
+    intent: Intent,
+    /// Terms the catalog knows (directly, by synonym or by a typo match): only these count
+    /// towards coverage, so names like `hotfix/crash` cost nothing.
+    known: usize,
+    /// Some word was read from a misspelling.
+    has_typos: bool,
+}
+
 impl Index {
     pub fn new(policy: &Policy) -> Self {
         let mut documents = Vec::new();
@@ -124,18 +169,32 @@ impl Index {
             let mut document = Document {
                 action,
                 terms: BTreeMap::new(),
-                domain: terms(&action.domain.replace('_', " ")).into_iter().collect(),
-                verb: terms(&action.name.replace('_', " ")).into_iter().collect(),
                 phrases: Vec::new(),
+                profile: Profile::of(action),
+                domain_objects: BTreeSet::new(),
             };
             let mut add = |text: &str, class: Class, document: &mut Document| {
-                for term in terms(text) {
+                // Operation words in tags and titles belong to the intent, which weighs
+                // them against the action's own verb; counted here they would favour any
+                // action whose tags happen to say "show".
+                let generic = matches!(class, Class::Tag | Class::Title);
+                for word in words::words(text) {
+                    if generic && intent::is_generic(&word) {
+                        continue;
+                    }
+                    let term = stem(&word);
                     vocabulary.insert(term.clone());
                     let entry = document.terms.entry(term).or_insert(class);
-                    *entry = (*entry).min(class);
+                    if class.points() > entry.points() {
+                        *entry = class;
+                    }
                 }
             };
-            add(&action.domain.replace('_', " "), Class::Domain, &mut document);
+            add(
+                &action.domain.replace('_', " "),
+                Class::Domain,
+                &mut document,
+            );
             add(&action.name.replace('_', " "), Class::Action, &mut document);
             for tag in action.tags {
                 add(tag, Class::Tag, &mut document);
@@ -145,7 +204,11 @@ impl Index {
                 }
             }
             add(action.title, Class::Title, &mut document);
-            for param in action.params.iter().filter(|p| !COMMON_PARAMS.contains(&p.name)) {
+            for param in action
+                .params
+                .iter()
+                .filter(|p| !COMMON_PARAMS.contains(&p.name))
+            {
                 add(&param.name.replace('_', " "), Class::Param, &mut document);
                 for value in param.values {
                     add(&value.replace('_', " "), Class::Param, &mut document);
@@ -154,50 +217,157 @@ impl Index {
             add(action.description, Class::Text, &mut document);
             documents.push(document);
         }
-        Self { documents, vocabulary }
+        let mut spellings: BTreeSet<String> = intent::known_words().map(str::to_owned).collect();
+        spellings.extend(words::known_words().map(str::to_owned));
+        for document in &documents {
+            let action = document.action;
+            let texts = [
+                action.title,
+                action.description,
+                &action.domain.replace('_', " "),
+                &action.name.replace('_', " "),
+            ];
+            for text in texts.into_iter().chain(action.tags.iter().copied()) {
+                spellings.extend(
+                    words::words(text)
+                        .into_iter()
+                        .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic)),
+                );
+            }
+        }
+        let all: Vec<(&'static str, BTreeSet<&'static str>)> = documents
+            .iter()
+            .map(|d| (d.action.domain, d.profile.objects.clone()))
+            .collect();
+        for document in &mut documents {
+            for (domain, objects) in &all {
+                if *domain == document.action.domain {
+                    document.domain_objects.extend(objects.iter().copied());
+                }
+            }
+        }
+        Self {
+            documents,
+            vocabulary,
+            spellings,
+        }
+    }
+
+    /// Whether the exact pass can place a word at all.
+    fn knows(&self, word: &str) -> bool {
+        self.spellings.contains(word)
+            || self.vocabulary.contains(&stem(word))
+            || words::is_stop_word(word)
+    }
+
+    /// The typo-tolerant fallback, word by word: a word the exact pass cannot place (three
+    /// letters or more) is read as the known word within one edit (up to five letters) or
+    /// two (longer) that starts with the same letter, the closest and then the first in
+    /// order. An inflection (`labeled`, `reviewing`) is not a typo of its root.
+    fn correct(&self, word: &str) -> Option<String> {
+        if word.chars().count() < 3 || !word.chars().all(char::is_alphabetic) || self.knows(word) {
+            return None;
+        }
+        let allowed = if word.chars().count() <= 5 { 1 } else { 2 };
+        let first = word.chars().next();
+        self.spellings
+            .iter()
+            .filter(|known| known.chars().next() == first && !word.starts_with(known.as_str()))
+            .map(|known| (edit_distance(word, known), known))
+            .filter(|(distance, _)| *distance <= allowed)
+            .min()
+            .map(|(_, known)| known.clone())
+    }
+
+    fn read(&self, pieces: &[String]) -> Reading {
+        // Correct misspellings first, then rewrite phrases again: `mrege requests` is only
+        // a phrase once corrected.
+        let mut typos = BTreeSet::new();
+        let corrected: Vec<String> = pieces
+            .iter()
+            .map(|piece| {
+                let core = piece.trim_matches(|c: char| !c.is_alphanumeric());
+                match self.correct(core) {
+                    Some(known) => {
+                        typos.insert(known.clone());
+                        piece.replacen(core, &known, 1)
+                    }
+                    None => piece.clone(),
+                }
+            })
+            .collect();
+        let pieces = tokens::pieces(&corrected.join(" "));
+        let pieces = pieces.as_slice();
+        let mut tokens = tokens::read(pieces, intent::is_verb);
+        let mut intent = Intent::read(&tokens, pieces);
+        if intent.domains.is_empty()
+            && intent.objects.is_empty()
+            && tokens.iter().any(|t| t.role == Role::Context)
+        {
+            tokens::promote_context(&mut tokens);
+            intent = Intent::read(&tokens, pieces);
+        }
+        let terms: Vec<Query> = tokens
+            .iter()
+            .filter(|t| t.reference.is_none() && matches!(t.role, Role::Head | Role::Context))
+            .map(|t| {
+                let mut query = Query::new(&t.word);
+                query.typo = typos.contains(&t.word);
+                query.context = t.role == Role::Context;
+                query
+            })
+            .collect();
+        let known = terms
+            .iter()
+            .filter(|q| self.vocabulary.contains(&q.stemmed) || !q.synonyms.is_empty())
+            .count();
+        Reading {
+            terms,
+            intent,
+            known,
+            has_typos: !typos.is_empty(),
+        }
     }
 
     pub fn find(&self, request: &FindRequest) -> Found {
         let query = request.query.trim();
-        let normalized = query.to_lowercase().replace([' ', '_', '-', '/'], ".");
-        let words = words::words(query);
-        let query_terms: Vec<Query> = words.iter().map(|w| Query::new(w)).collect();
+        let normalized = query.to_lowercase();
+        let raw = tokens::pieces(query);
+        let reading = self.read(&raw);
 
-        let mut scores: Vec<(i64, Vec<String>)> =
-            self.documents.iter().map(|d| self.score(d, &query_terms, &normalized, query)).collect();
+        let mut scores: Vec<(i64, Vec<String>)> = self
+            .documents
+            .iter()
+            .map(|d| self.score(d, &reading, &normalized))
+            .collect();
 
-        if query_terms.len() >= WINDOW_FROM {
-            for size in 3..=6 {
-                for window in query_terms.windows(size) {
-                    for (index, document) in self.documents.iter().enumerate() {
-                        let (score, reasons) = self.score(document, window, "", "");
-                        let score = score * 9 / 10;
-                        if score > scores[index].0 {
-                            let mut reasons = reasons;
-                            reasons.push(format!("window of {size} terms"));
-                            scores[index] = (score, reasons);
-                        }
+        // Long prompts: each clause is scored on its own too, earlier ones a little higher
+        // (the first thing asked for is usually the first thing to do), and clauses that
+        // say no operation lower (they tend to be context: "the pipeline on main failed").
+        if raw.len() >= LONG_PROMPT {
+            for (position, clause) in clauses(&raw).iter().enumerate() {
+                let reading = self.read(clause);
+                let mut factor = (90 - 8 * position as i64).max(50);
+                if reading.intent.verbs.is_empty() {
+                    factor -= 25;
+                }
+                for (index, document) in self.documents.iter().enumerate() {
+                    let (score, mut reasons) = self.score(document, &reading, "");
+                    let score = score * factor / 100;
+                    if score > scores[index].0 {
+                        reasons.push(format!("clause {}", position + 1));
+                        scores[index] = (score, reasons);
                     }
                 }
             }
         }
 
-        let best = scores.iter().map(|(s, _)| *s).max().unwrap_or(0);
-        if best < WEAK && !query_terms.is_empty() {
-            let fuzzy: Vec<Query> = query_terms.iter().map(|q| q.with_typos(&self.vocabulary)).collect();
-            if fuzzy.iter().any(|q| !q.typos.is_empty()) {
-                for (index, document) in self.documents.iter().enumerate() {
-                    let (score, mut reasons) = self.score(document, &fuzzy, &normalized, query);
-                    if score <= scores[index].0 {
-                        continue;
-                    }
-                    // A guess never recommends a destructive action, unless the request
-                    // says the destructive word itself.
-                    if document.action.safety.destructive && !says_destructive_verb(&query_terms, document) {
-                        continue;
-                    }
-                    reasons.push("matched a misspelt term".into());
-                    scores[index] = (score, reasons);
+        // A guess never recommends a destructive action: when words were misspelt, a
+        // destructive action stays only if an exactly spelt word names it.
+        if reading.has_typos {
+            for (index, document) in self.documents.iter().enumerate() {
+                if document.action.safety.destructive && !names_exactly(&reading, document) {
+                    scores[index].0 = 0;
                 }
             }
         }
@@ -207,41 +377,60 @@ impl Index {
             .iter()
             .zip(scores)
             .filter(|(_, (score, _))| *score > 0)
-            .map(|(document, (score, reasons))| Hit { action: document.action, score, reasons })
+            .map(|(document, (score, reasons))| Hit {
+                action: document.action,
+                score,
+                reasons,
+            })
             .collect();
-        hits.sort_by(|a, b| b.score.cmp(&a.score));
+        hits.sort_by_key(|hit| std::cmp::Reverse(hit.score));
 
         let ambiguous = match hits.as_slice() {
-            [first, second, ..] if first.score < EXACT_ID && first.score - second.score < AMBIGUITY_MARGIN => {
-                hits.iter().take_while(|h| first.score - h.score < AMBIGUITY_MARGIN).map(|h| h.action.id).collect()
+            [first, second, ..]
+                if first.score < EXACT_ID && first.score - second.score < AMBIGUITY_MARGIN =>
+            {
+                hits.iter()
+                    .take_while(|h| first.score - h.score < AMBIGUITY_MARGIN)
+                    .map(|h| h.action.id)
+                    .collect()
             }
             _ => Vec::new(),
         };
-        let suggestions = if hits.is_empty() { self.suggest(&words) } else { Vec::new() };
+        let suggestions = if hits.is_empty() {
+            self.suggest(&words::words(query))
+        } else {
+            Vec::new()
+        };
         hits.truncate(request.limit.clamp(1, MAX_LIMIT));
         if !request.explain {
             hits.iter_mut().for_each(|h| h.reasons.clear());
         }
-        Found { hits, ambiguous, suggestions }
+        Found {
+            hits,
+            ambiguous,
+            suggestions,
+        }
     }
 
-    fn score(&self, document: &Document, query: &[Query], normalized: &str, raw: &str) -> (i64, Vec<String>) {
+    fn score(
+        &self,
+        document: &Document,
+        reading: &Reading,
+        normalized: &str,
+    ) -> (i64, Vec<String>) {
         let action = document.action;
         let mut reasons = Vec::new();
-        let mut score = 0;
-        if !normalized.is_empty() && (normalized == action.id || raw == action.tool_name()) {
-            score += EXACT_ID;
-            reasons.push("exact action id".to_owned());
-        } else if !normalized.is_empty() && action.aliases.contains(&normalized) {
-            score += ALIAS;
-            reasons.push("action alias".to_owned());
+        if !normalized.is_empty() && (normalized == action.id || normalized == action.tool_name()) {
+            return (EXACT_ID, vec!["exact action id".to_owned()]);
+        }
+        if !normalized.is_empty() && action.aliases.contains(&normalized) {
+            return (ALIAS, vec!["action alias".to_owned()]);
         }
 
+        let mut score = 0;
         let mut matched = 0;
-        let mut domain_hit = false;
-        let mut verb_hit = false;
-        let mut seen: BTreeSet<String> = BTreeSet::new();
-        for term in query {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        for term in &reading.terms {
             let mut best: Option<(i64, String)> = None;
             for (candidate, factor, how) in term.candidates() {
                 if let Some(class) = document.terms.get(candidate) {
@@ -249,35 +438,122 @@ impl Index {
                     if best.as_ref().is_none_or(|(p, _)| points > *p) {
                         best = Some((points, format!("`{}` {how} {}", term.word, class.name())));
                     }
-                    domain_hit |= document.domain.contains(candidate);
-                    verb_hit |= document.verb.contains(candidate);
                 }
             }
             if let Some((points, reason)) = best {
                 // A word repeated in a prompt counts once.
-                if seen.insert(term.stemmed.clone()) {
+                if seen.insert(term.stemmed.as_str()) {
                     score += points;
                     reasons.push(reason);
                 }
                 matched += 1;
             }
         }
-        if domain_hit && verb_hit {
-            score += PAIR_BONUS;
-            reasons.push("domain and verb".to_owned());
-        }
-        let stems: Vec<&str> = query.iter().map(|q| q.stemmed.as_str()).collect();
-        if document.phrases.iter().any(|phrase| stems.windows(phrase.len()).any(|w| w == phrase.as_slice())) {
+        let stems: Vec<&str> = reading.terms.iter().map(|q| q.stemmed.as_str()).collect();
+        if document
+            .phrases
+            .iter()
+            .any(|phrase| stems.windows(phrase.len()).any(|w| w == phrase.as_slice()))
+        {
             score += PHRASE_BONUS;
             reasons.push("tag phrase".to_owned());
         }
-        if !query.is_empty() && score < EXACT_ID {
-            // Scale by coverage: an action that explains every term beats one that
-            // explains a few strongly.
-            let coverage = matched as i64 * 100 / query.len() as i64;
-            score = score * (50 + coverage / 2) / 100;
+        let intent = self.intent(document, &reading.intent, &mut reasons);
+        // Without a matched word, only a clear intent (the right object, a reference) counts.
+        if matched == 0 && intent < MENTION_REFERENCE {
+            return (0, reasons);
         }
-        (score, reasons)
+        score += intent;
+
+        // Scale by coverage of the words the catalog knows: an action that explains every
+        // such word beats one that explains a few strongly.
+        let known = reading.known.max(matched).max(1) as i64;
+        let coverage = matched as i64 * 100 / known;
+        (score * (50 + coverage / 2) / 100, reasons)
+    }
+
+    /// Points for agreeing (or not) with what the request asks for.
+    fn intent(&self, document: &Document, intent: &Intent, reasons: &mut Vec<String>) -> i64 {
+        let profile = &document.profile;
+        let mut points = 0;
+        if !intent.verbs.is_empty() {
+            // Words may name several operations ("add" creates or updates); the operation
+            // most words name counts fully, the others in proportion.
+            let votes = intent.verbs.get(&profile.verb).copied().unwrap_or(0);
+            let most = intent.verbs.values().copied().max().unwrap_or(1);
+            if votes > 0 {
+                points += VERB_MATCH * votes / most;
+                reasons.push(format!("asks to {:?}", profile.verb).to_lowercase());
+            } else {
+                points += VERB_MISMATCH;
+            }
+        } else {
+            match intent.implied_verb() {
+                Some(verb) if verb == profile.verb => {
+                    points += IMPLIED_VERB;
+                    reasons.push(format!("implies {:?}", profile.verb).to_lowercase());
+                }
+                Some(_) => points += IMPLIED_MISMATCH,
+                None => {}
+            }
+            // Nothing named, no verb: reading one thing by its id is the less likely ask.
+            if intent.references.is_empty() && profile.needs_target {
+                points += UNNAMED_TARGET;
+            }
+            if intent.question && document.action.is_mutation() {
+                points += QUESTION_MUTATION;
+            }
+        }
+        let named: BTreeSet<&str> = intent
+            .objects
+            .iter()
+            .copied()
+            .filter(|o| document.domain_objects.contains(o) || profile.objects.contains(o))
+            .collect();
+        if !profile.objects.is_empty() {
+            if profile.objects.iter().any(|o| intent.objects.contains(o)) {
+                points += OBJECT_MATCH;
+                reasons.push("names what it works on".to_owned());
+            } else {
+                points += OBJECT_MISSING;
+            }
+        } else if !named.is_empty() {
+            points += OBJECT_FOREIGN;
+        }
+        if intent.references.contains(&Reference::MergeRequest)
+            && document.action.domain == "merge_request"
+        {
+            points += MERGE_REQUEST_REFERENCE;
+        }
+        if intent.references.contains(&Reference::Hash) && document.action.domain == "issue" {
+            points += HASH_REFERENCE;
+        }
+        if intent.references.contains(&Reference::Mention) && document.action.domain == "user" {
+            points += MENTION_REFERENCE;
+        }
+        if !intent.domains.is_empty() && !intent.domains.contains(document.action.domain) {
+            points += DOMAIN_FOREIGN;
+        }
+        let domain_agrees =
+            intent.domains.is_empty() || intent.domains.contains(document.action.domain);
+        if intent.references.contains(&Reference::Mention) && profile.first_person {
+            // `@bob` is someone else.
+            points += MENTION_NOT_CALLER;
+        }
+        match (intent.first_person, profile.first_person) {
+            (true, true) if domain_agrees => {
+                points += FIRST_PERSON;
+                reasons.push("about the caller".to_owned());
+            }
+            (false, true)
+                if intent.domains.contains(document.action.domain)
+                    || !intent.references.is_empty() =>
+            {
+                points += NOT_FIRST_PERSON;
+            }
+            _ => {}
+        }
+        points
     }
 
     /// Catalog words near the query's words, then the main domains.
@@ -294,7 +570,14 @@ impl Index {
         near.sort();
         near.dedup_by(|a, b| a.1 == b.1);
         let mut out: Vec<String> = near.into_iter().map(|(_, t)| t).take(6).collect();
-        for domain in ["project", "merge request", "issue", "pipeline", "branch", "user"] {
+        for domain in [
+            "project",
+            "merge request",
+            "issue",
+            "pipeline",
+            "branch",
+            "user",
+        ] {
             if !out.iter().any(|o| o == domain) {
                 out.push(domain.to_owned());
             }
@@ -310,40 +593,70 @@ struct Query {
     word: String,
     stemmed: String,
     synonyms: Vec<String>,
-    typos: Vec<String>,
+    /// Read from a misspelling by the typo fallback.
+    typo: bool,
+    /// Names a container ("in this project"): it counts for less.
+    context: bool,
 }
 
 impl Query {
     fn new(word: &str) -> Self {
-        Self { word: word.to_owned(), stemmed: stem(word), synonyms: words::synonyms(word), typos: Vec::new() }
+        Self {
+            word: word.to_owned(),
+            stemmed: stem(word),
+            synonyms: words::synonyms(word),
+            typo: false,
+            context: false,
+        }
     }
 
     /// (term, points out of 10, how it matched)
     fn candidates(&self) -> impl Iterator<Item = (&String, i64, &'static str)> {
-        std::iter::once((&self.stemmed, 10, "matched"))
-            .chain(self.synonyms.iter().map(|s| (s, 8, "means")))
-            .chain(self.typos.iter().map(|t| (t, 6, "looks like")))
-    }
-
-    fn with_typos(&self, vocabulary: &BTreeSet<String>) -> Self {
-        let mut query = self.clone();
-        let length = self.stemmed.chars().count();
-        if length < 3 || vocabulary.contains(&self.stemmed) || !self.synonyms.is_empty() {
-            return query;
-        }
-        let allowed = if length <= 4 { 1 } else { 2 };
-        query.typos = vocabulary
-            .iter()
-            .filter(|term| term.chars().count() >= 3 && edit_distance(&self.stemmed, term) <= allowed)
-            .cloned()
-            .collect();
-        query
+        let (exact, synonym, how) = match (self.typo, self.context) {
+            (_, true) => (4, 3, "in context"),
+            (true, false) => (7, 6, "looks like"),
+            (false, false) => (10, 8, "matched"),
+        };
+        std::iter::once((&self.stemmed, exact, how))
+            .chain(self.synonyms.iter().map(move |s| (s, synonym, "means")))
     }
 }
 
-/// Whether the request itself says the action's destructive verb (`delete`, `merge`, ...).
-fn says_destructive_verb(query: &[Query], document: &Document) -> bool {
-    query.iter().any(|q| document.verb.contains(&q.stemmed) || q.synonyms.iter().any(|s| document.verb.contains(s)))
+/// Whether a request names the action's domain or object with an exact (not misspelt) word.
+fn names_exactly(reading: &Reading, document: &Document) -> bool {
+    reading
+        .terms
+        .iter()
+        .filter(|q| !q.typo && !q.context)
+        .any(|q| {
+            document
+                .terms
+                .get(&q.stemmed)
+                .is_some_and(|class| matches!(class, Class::Domain | Class::Action | Class::Tag))
+        })
+}
+
+/// Splits a long prompt into clauses at punctuation and at the words that join requests.
+fn clauses(raw: &[String]) -> Vec<Vec<String>> {
+    const JOINERS: &[&str] = &[
+        "then", "and", "so", "but", "before", "after", "once", "if", "because", "while",
+    ];
+    let mut clauses = vec![Vec::new()];
+    for word in raw {
+        let ends = word.ends_with([',', ';', '.', '?', '!', ':']);
+        if JOINERS.contains(&word.as_str()) && !clauses.last().is_some_and(Vec::is_empty) {
+            clauses.push(Vec::new());
+            continue;
+        }
+        if let Some(last) = clauses.last_mut() {
+            last.push(word.clone());
+        }
+        if ends {
+            clauses.push(Vec::new());
+        }
+    }
+    clauses.retain(|c| !c.is_empty());
+    clauses
 }
 
 #[cfg(test)]
@@ -352,7 +665,11 @@ mod tests {
 
     fn top(query: &str) -> &'static str {
         let index = Index::new(&Policy::default());
-        let found = index.find(&FindRequest { query: query.into(), limit: 5, explain: true });
+        let found = index.find(&FindRequest {
+            query: query.into(),
+            limit: 5,
+            explain: true,
+        });
         found.hits.first().map(|h| h.action.id).unwrap_or("")
     }
 
@@ -365,7 +682,15 @@ mod tests {
     #[test]
     fn typos_never_guess_destructive_actions() {
         let index = Index::new(&Policy::default());
-        let found = index.find(&FindRequest { query: "brnach".into(), limit: 50, explain: false });
-        assert!(found.hits.iter().all(|h| !h.action.safety.destructive), "{:?}", found.hits.iter().map(|h| h.action.id).collect::<Vec<_>>());
+        let found = index.find(&FindRequest {
+            query: "brnach".into(),
+            limit: 50,
+            explain: false,
+        });
+        assert!(
+            found.hits.iter().all(|h| !h.action.safety.destructive),
+            "{:?}",
+            found.hits.iter().map(|h| h.action.id).collect::<Vec<_>>()
+        );
     }
 }

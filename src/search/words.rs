@@ -7,15 +7,27 @@
 
 /// Words that carry no intent in a request.
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "to", "with", "please", "for", "of", "in", "on", "at", "and", "or", "is", "are", "was", "were",
-    "be", "been", "do", "does", "did", "can", "could", "would", "should", "will", "you", "i", "we", "it", "its", "this",
-    "that", "these", "those", "what", "which", "how", "there", "any", "some", "up", "into", "about", "just", "now",
-    "want", "need", "let", "lets", "hey", "hi", "thanks", "thank", "via", "using", "use", "so", "than", "then", "if",
-    "by", "from", "as", "our", "us", "your", "them", "their", "has", "have", "had", "gitlab", "also", "one",
+    "a", "an", "the", "to", "with", "please", "for", "of", "in", "on", "at", "and", "or", "is",
+    "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "would", "should",
+    "will", "you", "i", "we", "it", "its", "this", "that", "these", "those", "what", "which",
+    "how", "there", "any", "some", "up", "into", "about", "just", "now", "want", "need", "let",
+    "lets", "hey", "hi", "thanks", "thank", "via", "using", "use", "so", "than", "then", "if",
+    "by", "from", "as", "our", "us", "your", "them", "their", "has", "have", "had", "gitlab",
+    "also", "one", "all",
 ];
 
 /// Phrases rewritten before splitting, so a multi-word name is one idea.
 const PHRASES: &[(&str, &str)] = &[
+    ("log a bug", "create issue"),
+    ("file a bug", "create issue"),
+    ("report a bug", "create issue"),
+    ("file an issue", "create issue"),
+    ("another go", "retry"),
+    ("re-run", "rerun"),
+    ("pull requests", "mrs"),
+    ("merge requests", "mrs"),
+    ("pull-requests", "mrs"),
+    ("merge-requests", "mrs"),
     ("pull request", "mr"),
     ("pull-request", "mr"),
     ("merge request", "mr"),
@@ -28,6 +40,24 @@ const PHRASES: &[(&str, &str)] = &[
     ("git log", "commits"),
     ("tech stack", "languages"),
     ("is the build green", "latest pipeline status"),
+    ("let the", "tell the"),
+    ("most recent", "latest"),
+    ("default branch", "defaultbranch"),
+    ("who changed", "commit history"),
+    ("who touched", "commit history"),
+    ("who modified", "commit history"),
+    ("authenticated as", "whoami"),
+    ("signed in as", "whoami"),
+    ("ci run", "pipeline"),
+    ("ci runs", "pipelines"),
+    ("checkout -b", "create branch"),
+    ("git branch", "branches"),
+    ("clean up", "delete"),
+    ("cleanup", "delete"),
+    ("but not on", "vs"),
+    ("language-wise", "languages"),
+    ("built with", "languages"),
+    ("written in", "languages"),
     ("ci/cd", "ci"),
     ("+1", "approve"),
 ];
@@ -77,24 +107,18 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("person", &["user"]),
     ("member", &["user"]),
     ("username", &["user"]),
-    ("show", &["get"]),
-    ("view", &["get"]),
-    ("display", &["get"]),
     ("fetch", &["get"]),
     ("read", &["get"]),
-    ("see", &["get"]),
     ("details", &["get"]),
     ("detail", &["get"]),
     ("info", &["get"]),
     ("describe", &["get"]),
     ("inspect", &["get"]),
-    ("open", &["opened", "get"]),
+    ("open", &["opened"]),
     ("find", &["list"]),
     ("search", &["list"]),
     ("browse", &["list", "tree"]),
     ("enumerate", &["list"]),
-    ("all", &["list"]),
-    ("every", &["list"]),
     ("remove", &["delete"]),
     ("drop", &["delete"]),
     ("destroy", &["delete"]),
@@ -123,14 +147,15 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("kill", &["cancel"]),
     ("trigger", &["create", "play"]),
     ("deploy", &["play"]),
-    ("manual", &["play"]),
     ("green", &["latest"]),
     ("red", &["latest"]),
     ("passing", &["latest"]),
     ("last", &["latest"]),
-    ("recent", &["latest"]),
     ("current", &["latest"]),
-    ("status", &["latest", "get"]),
+    ("status", &["latest"]),
+    ("broken", &["latest", "failed"]),
+    ("failing", &["latest", "failed"]),
+    ("fail", &["failed"]),
     ("stack", &["language"]),
     ("ls", &["tree"]),
     ("dir", &["tree"]),
@@ -145,19 +170,29 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("bytes", &["raw"]),
 ];
 
+/// Every query word the synonym table knows, for the typo fallback.
+pub fn known_words() -> impl Iterator<Item = &'static str> {
+    SYNONYMS.iter().map(|(w, _)| *w)
+}
+
 pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
-/// Lower case, phrases rewritten, split on everything but letters and digits.
-pub fn words(text: &str) -> Vec<String> {
+/// Lower-cased text with multi-word phrases rewritten to the word they mean.
+pub fn rewrite_phrases(text: &str) -> String {
     let mut lowered = format!(" {} ", text.to_lowercase());
     for (phrase, replacement) in PHRASES {
         lowered = lowered.replace(phrase, &format!(" {replacement} "));
     }
     lowered
+}
+
+/// Lower case, phrases rewritten, split on everything but letters and digits.
+pub fn words(text: &str) -> Vec<String> {
+    rewrite_phrases(text)
         .split(|c: char| !c.is_alphanumeric() && c != '+')
-        .filter(|w| !w.is_empty() && !is_stop_word(w))
+        .filter(|w| w.chars().count() > 1 && !is_stop_word(w))
         .map(str::to_owned)
         .collect()
 }
@@ -167,11 +202,13 @@ pub fn terms(text: &str) -> Vec<String> {
     words(text).iter().map(|w| stem(w)).collect()
 }
 
-/// The catalog terms a query word also means, stemmed.
+/// The catalog terms a query word also means, stemmed; `bugs` means what `bug` means.
 pub fn synonyms(word: &str) -> Vec<String> {
+    let stemmed = stem(word);
     SYNONYMS
         .iter()
         .find(|(key, _)| *key == word)
+        .or_else(|| SYNONYMS.iter().find(|(key, _)| stem(key) == stemmed))
         .map(|(_, means)| means.iter().map(|m| stem(m)).collect())
         .unwrap_or_default()
 }
@@ -184,19 +221,27 @@ pub fn stem(word: &str) -> String {
     }
     if let Some(base) = w.strip_suffix("ies").filter(|b| b.len() >= 2) {
         w = format!("{base}y");
-    } else if ["ches", "shes", "sses", "xes", "zes"].iter().any(|s| w.ends_with(s)) {
+    } else if ["ches", "shes", "sses", "xes", "zes"]
+        .iter()
+        .any(|s| w.ends_with(s))
+    {
         w.truncate(w.len() - 2);
     } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
         w.pop();
     }
-    for suffix in ["ing", "ed"] {
+    for suffix in ["ing"] {
         if w.len() > suffix.len() + 2
             && let Some(base) = w.strip_suffix(suffix)
         {
             w = base.to_owned();
-            // `running` → `runn` → `run`; `stopped` → `stopp` → `stop`.
+            // `running` → `runn` → `run`. (`-ed` is kept: `merged` and `closed` are
+            // states, not the verbs `merge` and `close`.)
             let bytes = w.as_bytes();
-            if bytes.len() >= 2 && bytes[bytes.len() - 1] == bytes[bytes.len() - 2] && !w.ends_with("ss") && !w.ends_with("ll") {
+            if bytes.len() >= 2
+                && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
+                && !w.ends_with("ss")
+                && !w.ends_with("ll")
+            {
                 w.pop();
             }
             break;
@@ -218,9 +263,7 @@ mod tests {
             ("pipelines", "pipeline"),
             ("issues", "issue"),
             ("branches", "branch"),
-            ("merged", "merge"),
             ("merging", "merge"),
-            ("approved", "approve"),
             ("running", "run"),
             ("statuses", "status"),
             ("comments", "comment"),
@@ -232,7 +275,10 @@ mod tests {
 
     #[test]
     fn phrases_and_stop_words() {
-        assert_eq!(terms("Show me the open pull requests, please"), vec!["show", "me", "open", "mr"]);
+        assert_eq!(
+            terms("Show me the open pull requests, please"),
+            vec!["show", "me", "open", "mrs"]
+        );
         assert_eq!(terms("merge_request.list"), vec!["merg", "request", "list"]);
     }
 }

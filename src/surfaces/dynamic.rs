@@ -19,8 +19,7 @@ pub const EXECUTE_TOOL: &str = "gitlab_execute_action";
 /// Hits that carry their full input schema and example.
 const DETAILED_HITS: usize = 3;
 
-const EXAMPLE_QUERIES: &str =
-    "\"list open merge requests\", \"why did the latest pipeline fail\", \"read a file\", \"create an issue\"";
+const EXAMPLE_QUERIES: &str = "\"list open merge requests\", \"why did the latest pipeline fail\", \"read a file\", \"create an issue\"";
 
 pub fn tools(policy: &Policy) -> Vec<Value> {
     let visible: Vec<_> = policy.visible().collect();
@@ -121,11 +120,17 @@ pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
     };
     for (key, value) in arguments {
         if params.contains_key(&key) {
-            return Route::Repair(format!("`{key}` is given both inside and outside `params`; send it once, inside `params`."));
+            return Route::Repair(format!(
+                "`{key}` is given both inside and outside `params`; send it once, inside `params`."
+            ));
         }
         params.insert(key, value);
     }
-    Route::Execute { action, args: params, confirm }
+    Route::Execute {
+        action,
+        args: params,
+        confirm,
+    }
 }
 
 fn find_route(mut arguments: Map<String, Value>) -> Route {
@@ -139,22 +144,37 @@ fn find_route(mut arguments: Map<String, Value>) -> Route {
     };
     let limit = match arguments.remove("limit") {
         None | Some(Value::Null) => DEFAULT_LIMIT,
-        Some(value) => match value.as_u64().or_else(|| value.as_str().and_then(|s| s.parse().ok())) {
+        Some(value) => match value
+            .as_u64()
+            .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+        {
             Some(limit) if limit >= 1 => (limit as usize).min(MAX_LIMIT),
-            _ => return Route::Repair(format!("`limit` must be an integer from 1 to {MAX_LIMIT}.")),
+            _ => {
+                return Route::Repair(format!("`limit` must be an integer from 1 to {MAX_LIMIT}."));
+            }
         },
     };
     let explain = matches!(arguments.remove("explain"), Some(Value::Bool(true)));
     if let Some(key) = arguments.keys().next() {
-        return Route::Repair(format!("`{key}` is not a parameter of `{FIND_TOOL}`; it takes `query`, `limit` and `explain`."));
+        return Route::Repair(format!(
+            "`{key}` is not a parameter of `{FIND_TOOL}`; it takes `query`, `limit` and `explain`."
+        ));
     }
-    Route::Find(FindRequest { query, limit, explain })
+    Route::Find(FindRequest {
+        query,
+        limit,
+        explain,
+    })
 }
 
 /// Runs a search and formats it: a compact Markdown table, the schemas in the structure.
 pub fn find(index: &Index, request: &FindRequest) -> Outcome {
     let found = index.find(request);
-    let Found { hits, ambiguous, suggestions } = &found;
+    let Found {
+        hits,
+        ambiguous,
+        suggestions,
+    } = &found;
 
     let results: Vec<Value> = hits
         .iter()
@@ -189,9 +209,17 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
         .collect();
 
     let mut markdown = Markdown::new();
-    let mut table = markdown.table(&format!("Actions for \"{}\"", request.query.trim()), hits.len(), &["Action", "Title", "Required params", "Destructive", "Score"]);
+    let mut table = markdown.table(
+        &format!("Actions for \"{}\"", request.query.trim()),
+        hits.len(),
+        &["Action", "Title", "Required params", "Destructive", "Score"],
+    );
     for hit in hits {
-        let required: Vec<String> = hit.action.required_params().map(|p| p.name.to_owned()).collect();
+        let required: Vec<String> = hit
+            .action
+            .required_params()
+            .map(|p| p.name.to_owned())
+            .collect();
         table.row([
             cell::code(Some(hit.action.id)),
             cell::text(Some(hit.action.title)),
@@ -220,12 +248,19 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
         if hit.action.safety.destructive {
             example["confirm"] = json!(true);
         }
-        markdown.note(&format!("`{}` params: {}", hit.action.id, params.join(", ")));
+        markdown.note(&format!(
+            "`{}` params: {}",
+            hit.action.id,
+            params.join(", ")
+        ));
         markdown.code_block("json", &crate::output::json::to_text(&example));
     }
     let mut steps = Vec::new();
     if let Some(first) = hits.first() {
-        steps.push(format!("Run one with `{EXECUTE_TOOL}`, for example `{}`", first.action.id));
+        steps.push(format!(
+            "Run one with `{EXECUTE_TOOL}`, for example `{}`",
+            first.action.id
+        ));
     }
     if !ambiguous.is_empty() {
         markdown.note(&format!(
@@ -234,8 +269,13 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
         ));
     }
     if hits.is_empty() {
-        markdown.note(&format!("Nothing matched. Try words such as {}.", suggestions.join(", ")));
-        steps.push(format!("Search again naming the resource and the verb, such as {EXAMPLE_QUERIES}"));
+        markdown.note(&format!(
+            "Nothing matched. Try words such as {}.",
+            suggestions.join(", ")
+        ));
+        steps.push(format!(
+            "Search again naming the resource and the verb, such as {EXAMPLE_QUERIES}"
+        ));
     }
     markdown.next_steps(&steps);
 
@@ -252,5 +292,11 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
     if !steps.is_empty() {
         structured.insert("next_steps".into(), json!(steps));
     }
-    Outcome { text: markdown.into_string(), structured: Some(structured), is_error: false, kind: Some(ContentKind::List), resource: None }
+    Outcome {
+        text: markdown.into_string(),
+        structured: Some(structured),
+        is_error: false,
+        kind: Some(ContentKind::List),
+        resource: None,
+    }
 }

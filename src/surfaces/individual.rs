@@ -34,6 +34,14 @@ pub fn confirm_property() -> Value {
 
 pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
     let confirm = take_confirm(&mut arguments);
-    let action = catalog::ACTIONS.iter().find(|a| a.tool_name() == tool).map(|a| a.id).unwrap_or(tool);
-    Route::Execute { action: action.to_owned(), args: arguments, confirm }
+    let action = catalog::ACTIONS
+        .iter()
+        .find(|a| a.tool_name() == tool)
+        .map(|a| a.id)
+        .unwrap_or(tool);
+    Route::Execute {
+        action: action.to_owned(),
+        args: arguments,
+        confirm,
+    }
 }

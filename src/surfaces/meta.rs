@@ -110,8 +110,15 @@ pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
     let action = match arguments.remove("action") {
         Some(Value::String(action)) => action,
         _ => {
-            let names: Vec<&str> = catalog::ACTIONS.iter().filter(|a| a.domain == domain).map(|a| a.name).collect();
-            return Route::Repair(format!("`action` is required: one of {}.", names.join(", ")));
+            let names: Vec<&str> = catalog::ACTIONS
+                .iter()
+                .filter(|a| a.domain == domain)
+                .map(|a| a.name)
+                .collect();
+            return Route::Repair(format!(
+                "`action` is required: one of {}.",
+                names.join(", ")
+            ));
         }
     };
     let mut params = match object_arg(&mut arguments, "params") {
@@ -122,16 +129,24 @@ pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
     // checked like the rest), not dropped.
     for (key, value) in arguments {
         if params.contains_key(&key) {
-            return Route::Repair(format!("`{key}` is given both inside and outside `params`; send it once, inside `params`."));
+            return Route::Repair(format!(
+                "`{key}` is given both inside and outside `params`; send it once, inside `params`."
+            ));
         }
         params.insert(key, value);
     }
-    let name = action.strip_prefix(&format!("{domain}.")).unwrap_or(&action);
+    let name = action
+        .strip_prefix(&format!("{domain}."))
+        .unwrap_or(&action);
     if name.contains('.') {
         return Route::Repair(format!(
             "`{action}` is not an action of `{tool}`; call the tool of its own domain, `gitlab_{}`.",
             action.split('.').next().unwrap_or_default()
         ));
     }
-    Route::Execute { action: format!("{domain}.{name}"), args: params, confirm }
+    Route::Execute {
+        action: format!("{domain}.{name}"),
+        args: params,
+        confirm,
+    }
 }

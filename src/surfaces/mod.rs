@@ -59,7 +59,11 @@ pub enum MetaSchema {
 #[derive(Debug)]
 pub enum Route {
     /// Run an action (by any name the dispatcher resolves) with these arguments.
-    Execute { action: String, args: Args, confirm: bool },
+    Execute {
+        action: String,
+        args: Args,
+        confirm: bool,
+    },
     /// Search the catalog.
     Find(FindRequest),
     /// The call cannot be understood; the text says how to repair it.
@@ -76,7 +80,12 @@ pub struct Surface {
 
 impl Surface {
     pub fn new(kind: SurfaceKind, meta_schema: MetaSchema, policy: std::sync::Arc<Policy>) -> Self {
-        Self { kind, meta_schema, policy, tools: OnceLock::new() }
+        Self {
+            kind,
+            meta_schema,
+            policy,
+            tools: OnceLock::new(),
+        }
     }
 
     /// The tools in MCP wire shape (`name`, `title`, `description`, `inputSchema`,
@@ -107,8 +116,12 @@ impl Surface {
     pub fn call_shape(&self, action: &Action) -> Value {
         match self.kind {
             SurfaceKind::Individual => json!({"tool": action.tool_name(), "arguments": "params"}),
-            SurfaceKind::Meta => json!({"tool": format!("gitlab_{}", action.domain), "arguments": {"action": action.name, "params": "params"}}),
-            SurfaceKind::Dynamic => json!({"tool": EXECUTE_TOOL, "arguments": {"action": action.id, "params": "params"}}),
+            SurfaceKind::Meta => {
+                json!({"tool": format!("gitlab_{}", action.domain), "arguments": {"action": action.name, "params": "params"}})
+            }
+            SurfaceKind::Dynamic => {
+                json!({"tool": EXECUTE_TOOL, "arguments": {"action": action.id, "params": "params"}})
+            }
         }
     }
 }
@@ -136,8 +149,12 @@ fn object_arg(arguments: &mut Map<String, Value>, key: &str) -> Result<Map<Strin
         Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
             // Some clients send nested objects as JSON text.
             Ok(Value::Object(map)) => Ok(map),
-            _ => Err(format!("`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}")),
+            _ => Err(format!(
+                "`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}"
+            )),
         },
-        Some(_) => Err(format!("`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}")),
+        Some(_) => Err(format!(
+            "`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}"
+        )),
     }
 }

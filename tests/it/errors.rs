@@ -9,11 +9,22 @@ use crate::support::{args, dispatcher, dispatcher_with_token};
 
 #[tokio::test]
 async fn a_bad_token_is_a_clear_401() {
-    let (dispatcher, _sandbox) = dispatcher_with_token(Policy::default(), "glpat-not-a-real-token").await;
-    let outcome = dispatcher.call("project.get", args(json!({"project_id": "acme/platform/api"})), false).await;
+    let (dispatcher, _sandbox) =
+        dispatcher_with_token(Policy::default(), "glpat-not-a-real-token").await;
+    let outcome = dispatcher
+        .call(
+            "project.get",
+            args(json!({"project_id": "acme/platform/api"})),
+            false,
+        )
+        .await;
     assert!(outcome.is_error);
     assert!(outcome.structured.is_none());
-    assert!(outcome.text.contains("GitLab rejected the token (401)"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("GitLab rejected the token (401)"),
+        "{}",
+        outcome.text
+    );
     assert!(outcome.text.contains("GITLAB_TOKEN"), "{}", outcome.text);
     assert!(!outcome.text.contains("glpat-not-a-real-token"));
 }
@@ -21,59 +32,154 @@ async fn a_bad_token_is_a_clear_401() {
 #[tokio::test]
 async fn a_missing_entity_is_an_informational_not_found_with_hints() {
     let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
-    let outcome = dispatcher.call("merge_request.get", args(json!({"project_id": "acme/platform/api", "merge_request_iid": 999})), false).await;
+    let outcome = dispatcher
+        .call(
+            "merge_request.get",
+            args(json!({"project_id": "acme/platform/api", "merge_request_iid": 999})),
+            false,
+        )
+        .await;
     assert!(outcome.is_error);
-    assert!(outcome.text.starts_with("## ❓ Merge Request Not Found"), "{}", outcome.text);
-    assert!(outcome.text.contains("merge request !999 in project acme/platform/api"), "{}", outcome.text);
-    assert!(outcome.text.contains("💡 **Next steps:**"), "{}", outcome.text);
-    assert!(outcome.text.contains("`merge_request.diffs`"), "{}", outcome.text);
+    assert!(
+        outcome.text.starts_with("## ❓ Merge Request Not Found"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome
+            .text
+            .contains("merge request !999 in project acme/platform/api"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome.text.contains("💡 **Next steps:**"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome
+            .text
+            .contains("Find the right one with `merge_request.list`"),
+        "{}",
+        outcome.text
+    );
 }
 
 #[tokio::test]
 async fn private_projects_of_others_look_missing() {
     let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
-    let outcome = dispatcher.call("project.get", args(json!({"project_id": "acme/platform/billing"})), false).await;
-    assert!(outcome.is_error && outcome.text.contains("Project Not Found"), "{}", outcome.text);
-    let list = dispatcher.call("project.list", args(json!({"per_page": 100})), false).await;
-    assert!(!list.text.contains("acme/platform/billing"), "{}", list.text);
+    let outcome = dispatcher
+        .call(
+            "project.get",
+            args(json!({"project_id": "acme/platform/billing"})),
+            false,
+        )
+        .await;
+    assert!(
+        outcome.is_error && outcome.text.contains("Project Not Found"),
+        "{}",
+        outcome.text
+    );
+    let list = dispatcher
+        .call("project.list", args(json!({"per_page": 100})), false)
+        .await;
+    assert!(
+        !list.text.contains("acme/platform/billing"),
+        "{}",
+        list.text
+    );
 }
 
 #[tokio::test]
 async fn bad_params_are_refused_before_anything_is_sent() {
     let (dispatcher, sandbox) = dispatcher(Policy::default()).await;
     let cases = [
-        (json!({"project_id": "acme/platform/api", "merge_request_iid": 42, "colour": "red"}), "`colour` is not a parameter"),
-        (json!({"project_id": "acme/platform/api"}), "`merge_request_iid` is required"),
-        (json!({"project_id": "acme/platform/api", "merge_request_iid": "forty-two"}), "`merge_request_iid`: expected an integer, got \"forty-two\""),
-        (json!({"project_id": true, "merge_request_iid": 42}), "`project_id`: expected a numeric id or a path"),
-        (json!({"project_id": "acme/platform/api", "mr_iid": 42, "merge_request_iid": 42}), "name the same parameter"),
+        (
+            json!({"project_id": "acme/platform/api", "merge_request_iid": 42, "colour": "red"}),
+            "`colour` is not a parameter",
+        ),
+        (
+            json!({"project_id": "acme/platform/api"}),
+            "`merge_request_iid` is required",
+        ),
+        (
+            json!({"project_id": "acme/platform/api", "merge_request_iid": "forty-two"}),
+            "`merge_request_iid`: expected an integer, got \"forty-two\"",
+        ),
+        (
+            json!({"project_id": true, "merge_request_iid": 42}),
+            "`project_id`: expected a numeric id or a path",
+        ),
+        (
+            json!({"project_id": "acme/platform/api", "mr_iid": 42, "merge_request_iid": 42}),
+            "name the same parameter",
+        ),
     ];
     for (arguments, expected) in cases {
-        let outcome = dispatcher.call("merge_request.get", args(arguments.clone()), false).await;
+        let outcome = dispatcher
+            .call("merge_request.get", args(arguments.clone()), false)
+            .await;
         assert!(outcome.is_error, "{arguments}");
-        assert!(outcome.text.contains(expected), "{arguments}: {}", outcome.text);
-        assert!(outcome.text.contains("Accepted parameters:"), "{}", outcome.text);
+        assert!(
+            outcome.text.contains(expected),
+            "{arguments}: {}",
+            outcome.text
+        );
+        assert!(
+            outcome.text.contains("Accepted parameters:"),
+            "{}",
+            outcome.text
+        );
     }
-    assert!(sandbox.requests().is_empty(), "no request may reach GitLab: {:?}", sandbox.requests());
+    assert!(
+        sandbox.requests().is_empty(),
+        "no request may reach GitLab: {:?}",
+        sandbox.requests()
+    );
 }
 
 #[tokio::test]
 async fn unknown_actions_get_suggestions() {
     let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
-    let outcome = dispatcher.call("merge_request.lst", args(json!({})), false).await;
-    assert!(outcome.is_error && outcome.text.contains("Did you mean `merge_request.list`"), "{}", outcome.text);
+    let outcome = dispatcher
+        .call("merge_request.lst", args(json!({})), false)
+        .await;
+    assert!(
+        outcome.is_error && outcome.text.contains("Did you mean `merge_request.list`"),
+        "{}",
+        outcome.text
+    );
     let outcome = dispatcher.call("list", args(json!({})), false).await;
-    assert!(outcome.is_error && outcome.text.contains("is ambiguous"), "{}", outcome.text);
-    assert!(outcome.text.contains("`merge_request.list`") && outcome.text.contains("`issue.list`"), "{}", outcome.text);
+    assert!(
+        outcome.is_error && outcome.text.contains("is ambiguous"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome.text.contains("`merge_request.list`") && outcome.text.contains("`issue.list`"),
+        "{}",
+        outcome.text
+    );
 }
 
 #[tokio::test]
 async fn the_token_never_appears_in_any_result() {
-    let (dispatcher, _sandbox) = dispatcher(Policy { yolo: true, ..Policy::default() }).await;
+    let (dispatcher, _sandbox) = dispatcher(Policy {
+        yolo: true,
+        ..Policy::default()
+    })
+    .await;
     for action in gitlab_mcp::catalog::ACTIONS {
-        let outcome = dispatcher.call(action.id, action.example_args(), true).await;
+        let outcome = dispatcher
+            .call(action.id, action.example_args(), true)
+            .await;
         let structured = serde_json::to_string(&outcome.structured).unwrap();
-        assert!(!outcome.text.contains(TOKEN) && !structured.contains(TOKEN), "{} leaked the token", action.id);
+        assert!(
+            !outcome.text.contains(TOKEN) && !structured.contains(TOKEN),
+            "{} leaked the token",
+            action.id
+        );
     }
 }
 
@@ -85,17 +191,47 @@ async fn upstream_faults_become_repairable_errors_and_reads_retry() {
     let http = reqwest::Client::new();
 
     // One 429 on a read: retried after Retry-After, then it succeeds.
-    http.post(&faults).body(r#"{"next": [429]}"#).send().await.unwrap();
-    let outcome = dispatcher.call("project.get", args(json!({"project_id": 101})), false).await;
+    http.post(&faults)
+        .body(r#"{"next": [429]}"#)
+        .send()
+        .await
+        .unwrap();
+    let outcome = dispatcher
+        .call("project.get", args(json!({"project_id": 101})), false)
+        .await;
     assert!(!outcome.is_error, "{}", outcome.text);
 
     // A 500 on a write is not retried: it may have taken effect.
-    http.post(&faults).body(r#"{"next": [500]}"#).send().await.unwrap();
-    let outcome = dispatcher.call("issue.create", args(json!({"project_id": 101, "title": "x"})), false).await;
-    assert!(outcome.is_error && outcome.text.contains("server error (500)"), "{}", outcome.text);
+    http.post(&faults)
+        .body(r#"{"next": [500]}"#)
+        .send()
+        .await
+        .unwrap();
+    let outcome = dispatcher
+        .call(
+            "issue.create",
+            args(json!({"project_id": 101, "title": "x"})),
+            false,
+        )
+        .await;
+    assert!(
+        outcome.is_error && outcome.text.contains("server error (500)"),
+        "{}",
+        outcome.text
+    );
 
     // A dropped connection, three times: reads give up after their retries.
-    http.post(&faults).body(r#"{"next": ["drop", "drop", "drop"]}"#).send().await.unwrap();
-    let outcome = dispatcher.call("project.get", args(json!({"project_id": 101})), false).await;
-    assert!(outcome.is_error && outcome.text.contains("Could not reach GitLab"), "{}", outcome.text);
+    http.post(&faults)
+        .body(r#"{"next": ["drop", "drop", "drop"]}"#)
+        .send()
+        .await
+        .unwrap();
+    let outcome = dispatcher
+        .call("project.get", args(json!({"project_id": 101})), false)
+        .await;
+    assert!(
+        outcome.is_error && outcome.text.contains("Could not reach GitLab"),
+        "{}",
+        outcome.text
+    );
 }

@@ -9,7 +9,11 @@ fn generated_files_are_fresh() {
     assert!(
         stale.is_empty(),
         "generated/ was out of date{}: {:?}. Run `cargo run -- docs` (or this test outside CI) and commit the result.",
-        if check_only { "" } else { " and has been rewritten" },
+        if check_only {
+            ""
+        } else {
+            " and has been rewritten"
+        },
         stale
     );
 }

@@ -10,15 +10,23 @@ use crate::support::{assert_valid, client, text};
 
 #[tokio::test]
 async fn every_action_validates_against_its_output_schema() {
-    let client = client(&[("TOOL_SURFACE", "individual")]).await;
-    let tools = client.list_all_tools().await.unwrap();
+    let shared = client(&[("TOOL_SURFACE", "individual")]).await;
+    let tools = shared.list_all_tools().await.unwrap();
     assert_eq!(tools.len(), ACTIONS.len(), "one tool per action");
 
-    // Reads first, then writes, destructive ones last: one sandbox serves them all.
-    let mut order: Vec<_> = ACTIONS.iter().collect();
-    order.sort_by_key(|a| (!a.safety.read_only, a.safety.destructive));
-    for action in order {
-        let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap_or_else(|| panic!("no tool for {}", action.id));
+    // Reads share one server; each write gets a fresh sandbox, as its example expects.
+    for action in ACTIONS {
+        let fresh;
+        let client = if action.safety.read_only {
+            &shared
+        } else {
+            fresh = client(&[("TOOL_SURFACE", "individual")]).await;
+            &fresh
+        };
+        let tool = tools
+            .iter()
+            .find(|t| t.name == action.tool_name())
+            .unwrap_or_else(|| panic!("no tool for {}", action.id));
         let mut arguments = action.example_args();
         if action.safety.destructive {
             arguments.insert("confirm".into(), Value::Bool(true));
@@ -28,20 +36,64 @@ async fn every_action_validates_against_its_output_schema() {
             .await
             .unwrap_or_else(|e| panic!("{}: {e}", action.id));
         let markdown = text(&result);
-        assert_ne!(result.is_error, Some(true), "{} failed: {markdown}", action.id);
-        assert!(markdown.starts_with("## "), "{}: the text is Markdown with a heading:\n{markdown}", action.id);
-        assert!(!markdown.trim_start().starts_with('{'), "{}: the text is not a JSON dump", action.id);
-        let structured = result.structured_content.clone().unwrap_or_else(|| panic!("{}: no structuredContent", action.id));
-        assert!(structured.is_object(), "{}: structuredContent is an object", action.id);
-        let schema = Value::Object(tool.output_schema.as_ref().expect("every tool declares an outputSchema").as_ref().clone());
+        assert_ne!(
+            result.is_error,
+            Some(true),
+            "{} failed: {markdown}",
+            action.id
+        );
+        assert!(
+            markdown.starts_with("## "),
+            "{}: the text is Markdown with a heading:\n{markdown}",
+            action.id
+        );
+        assert!(
+            !markdown.trim_start().starts_with('{'),
+            "{}: the text is not a JSON dump",
+            action.id
+        );
+        let structured = result
+            .structured_content
+            .clone()
+            .unwrap_or_else(|| panic!("{}: no structuredContent", action.id));
+        assert!(
+            structured.is_object(),
+            "{}: structuredContent is an object",
+            action.id
+        );
+        let schema = Value::Object(
+            tool.output_schema
+                .as_ref()
+                .expect("every tool declares an outputSchema")
+                .as_ref()
+                .clone(),
+        );
         assert_valid(&schema, &structured, action.id);
         let rendered = serde_json::to_string(&structured).unwrap();
-        assert!(!rendered.contains("null"), "{}: no nulls in structuredContent: {rendered}", action.id);
-        let annotations = result.content[0].as_text().and_then(|t| t.annotations.clone()).expect("annotated text");
-        let expected = if !action.safety.read_only { 0.8 } else if matches!(action.result, gitlab_mcp::catalog::ResultShape::List { .. }) { 0.4 } else { 0.6 };
-        assert_eq!(annotations.priority, Some(expected), "{}: content priority", action.id);
+        assert!(
+            !rendered.contains("null"),
+            "{}: no nulls in structuredContent: {rendered}",
+            action.id
+        );
+        let annotations = result.content[0]
+            .as_text()
+            .and_then(|t| t.annotations.clone())
+            .expect("annotated text");
+        let expected = if !action.safety.read_only {
+            0.8
+        } else if matches!(action.result, gitlab_mcp::catalog::ResultShape::List { .. }) {
+            0.4
+        } else {
+            0.6
+        };
+        assert_eq!(
+            annotations.priority,
+            Some(expected),
+            "{}: content priority",
+            action.id
+        );
     }
-    client.cancel().await.unwrap();
+    shared.cancel().await.unwrap();
 }
 
 #[tokio::test]
@@ -51,9 +103,24 @@ async fn tools_carry_annotations_from_the_manifest() {
     for action in ACTIONS {
         let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap();
         let annotations = tool.annotations.as_ref().expect("annotations");
-        assert_eq!(annotations.read_only_hint, Some(action.safety.read_only), "{}", action.id);
-        assert_eq!(annotations.destructive_hint, Some(action.safety.destructive), "{}", action.id);
-        assert_eq!(annotations.idempotent_hint, Some(action.safety.idempotent), "{}", action.id);
+        assert_eq!(
+            annotations.read_only_hint,
+            Some(action.safety.read_only),
+            "{}",
+            action.id
+        );
+        assert_eq!(
+            annotations.destructive_hint,
+            Some(action.safety.destructive),
+            "{}",
+            action.id
+        );
+        assert_eq!(
+            annotations.idempotent_hint,
+            Some(action.safety.idempotent),
+            "{}",
+            action.id
+        );
         assert_eq!(annotations.open_world_hint, Some(true), "{}", action.id);
     }
     client.cancel().await.unwrap();
@@ -91,6 +158,12 @@ async fn stdout_carries_only_json_rpc() {
         assert_eq!(message["jsonrpc"], "2.0");
     }
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("GitLab request"), "debug logs go to stderr: {stderr}");
-    assert!(!stderr.contains("sandbox-token"), "the token is never logged");
+    assert!(
+        stderr.contains("GitLab request"),
+        "debug logs go to stderr: {stderr}"
+    );
+    assert!(
+        !stderr.contains("sandbox-token"),
+        "the token is never logged"
+    );
 }

@@ -13,27 +13,57 @@ async fn read_only_removes_mutations_from_every_surface() {
         let client = client(&[("TOOL_SURFACE", surface), ("GITLAB_READ_ONLY", "true")]).await;
         let tools = client.list_all_tools().await.unwrap();
         let listed = serde_json::to_string(&tools).unwrap();
-        for action in gitlab_mcp::catalog::ACTIONS.iter().filter(|a| a.is_mutation()) {
-            assert!(!listed.contains(&format!("\"{}\"", action.tool_name())), "{surface}: {} listed", action.id);
+        for action in gitlab_mcp::catalog::ACTIONS
+            .iter()
+            .filter(|a| a.is_mutation())
+        {
+            assert!(
+                !listed.contains(&format!("\"{}\"", action.tool_name())),
+                "{surface}: {} listed",
+                action.id
+            );
             if surface == "meta" {
-                let tool = tools.iter().find(|t| t.name == format!("gitlab_{}", action.domain)).unwrap();
+                let tool = tools
+                    .iter()
+                    .find(|t| t.name == format!("gitlab_{}", action.domain))
+                    .unwrap();
                 let names = &tool.input_schema["properties"]["action"]["enum"];
-                assert!(!names.as_array().unwrap().contains(&json!(action.name)), "meta: {} in the enum", action.id);
+                assert!(
+                    !names.as_array().unwrap().contains(&json!(action.name)),
+                    "meta: {} in the enum",
+                    action.id
+                );
             }
         }
         if surface == "dynamic" {
             let found = client
-                .call_tool(CallToolRequestParams::new("gitlab_find_action").with_arguments(args(json!({"query": "delete a branch", "limit": 50}))))
+                .call_tool(
+                    CallToolRequestParams::new("gitlab_find_action")
+                        .with_arguments(args(json!({"query": "delete a branch", "limit": 50}))),
+                )
                 .await
                 .unwrap();
-            let ids: Vec<&str> = found.structured_content.as_ref().unwrap()["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
-            assert!(ids.iter().all(|id| gitlab_mcp::catalog::find(id).unwrap().safety.read_only), "find offered {ids:?}");
+            let ids: Vec<&str> = found.structured_content.as_ref().unwrap()["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_str().unwrap())
+                .collect();
+            assert!(
+                ids.iter()
+                    .all(|id| gitlab_mcp::catalog::find(id).unwrap().safety.read_only),
+                "find offered {ids:?}"
+            );
             let refused = client
                 .call_tool(CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(json!({"action": "issue.create", "params": {"project_id": 101, "title": "x"}}))))
                 .await
                 .unwrap();
             assert_eq!(refused.is_error, Some(true));
-            assert!(text(&refused).contains("read-only mode"), "{}", text(&refused));
+            assert!(
+                text(&refused).contains("read-only mode"),
+                "{}",
+                text(&refused)
+            );
         }
         client.cancel().await.unwrap();
     }
@@ -41,25 +71,55 @@ async fn read_only_removes_mutations_from_every_surface() {
 
 #[tokio::test]
 async fn safe_mode_previews_and_changes_nothing() {
-    let (dispatcher, sandbox) = dispatcher(Policy { safe_mode: true, ..Policy::default() }).await;
+    let (dispatcher, sandbox) = dispatcher(Policy {
+        safe_mode: true,
+        ..Policy::default()
+    })
+    .await;
     let outcome = dispatcher
         .call("merge_request.update", args(json!({"project_id": "acme/platform/api", "merge_request_iid": 42, "state_event": "close"})), false)
         .await;
     assert!(outcome.is_error);
     assert!(outcome.text.contains("Safe mode is on"), "{}", outcome.text);
-    assert!(outcome.text.contains("PUT /api/v4/projects/acme%2Fplatform%2Fapi/merge_requests/42"), "{}", outcome.text);
-    assert!(outcome.text.contains("\"state_event\": \"close\""), "{}", outcome.text);
+    assert!(
+        outcome
+            .text
+            .contains("PUT /api/v4/projects/acme%2Fplatform%2Fapi/merge_requests/42"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome.text.contains("\"state_event\": \"close\""),
+        "{}",
+        outcome.text
+    );
     assert!(sandbox.requests().is_empty());
-    let read = dispatcher.call("merge_request.get", args(json!({"project_id": "acme/platform/api", "merge_request_iid": 42})), false).await;
-    assert!(!read.is_error && read.text.contains("🟢 opened"), "reads still work: {}", read.text);
+    let read = dispatcher
+        .call(
+            "merge_request.get",
+            args(json!({"project_id": "acme/platform/api", "merge_request_iid": 42})),
+            false,
+        )
+        .await;
+    assert!(
+        !read.is_error && read.text.contains("🟢 opened"),
+        "reads still work: {}",
+        read.text
+    );
 }
 
 #[tokio::test]
 async fn destructive_actions_need_confirmation() {
     let (dispatcher, sandbox) = dispatcher(Policy::default()).await;
     let arguments = json!({"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"});
-    let refused = dispatcher.call("branch.delete", args(arguments.clone()), false).await;
-    assert!(refused.is_error && refused.text.contains("needs confirmation"), "{}", refused.text);
+    let refused = dispatcher
+        .call("branch.delete", args(arguments.clone()), false)
+        .await;
+    assert!(
+        refused.is_error && refused.text.contains("needs confirmation"),
+        "{}",
+        refused.text
+    );
     assert!(sandbox.requests().is_empty());
     let mut confirmed = args(arguments.clone());
     confirmed.insert("confirm".into(), Value::Bool(true));
@@ -69,24 +129,69 @@ async fn destructive_actions_need_confirmation() {
 
     let (yolo, _sandbox) = dispatcher_yolo().await;
     let done = yolo.call("branch.delete", args(arguments), false).await;
-    assert!(!done.is_error, "YOLO mode needs no confirmation: {}", done.text);
+    assert!(
+        !done.is_error,
+        "YOLO mode needs no confirmation: {}",
+        done.text
+    );
 }
 
-async fn dispatcher_yolo() -> (gitlab_mcp::dispatch::Dispatcher, gitlab_mcp::sandbox::Sandbox) {
-    dispatcher(Policy { yolo: true, ..Policy::default() }).await
+async fn dispatcher_yolo() -> (
+    gitlab_mcp::dispatch::Dispatcher,
+    gitlab_mcp::sandbox::Sandbox,
+) {
+    dispatcher(Policy {
+        yolo: true,
+        ..Policy::default()
+    })
+    .await
 }
 
 #[tokio::test]
 async fn excluded_actions_are_not_offered() {
-    let client = client(&[("TOOL_SURFACE", "individual"), ("GITLAB_EXCLUDE_ACTIONS", "*.delete,job.play")]).await;
-    let names: Vec<String> = client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
-    assert!(!names.iter().any(|n| n.ends_with("_delete") || n == "gitlab_job_play"), "{names:?}");
+    let client = client(&[
+        ("TOOL_SURFACE", "individual"),
+        ("GITLAB_EXCLUDE_ACTIONS", "*.delete,job.play"),
+    ])
+    .await;
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.ends_with("_delete") || n == "gitlab_job_play"),
+        "{names:?}"
+    );
     assert!(names.contains(&"gitlab_job_retry".to_owned()));
     client.cancel().await.unwrap();
 
-    let (dispatcher, _sandbox) = dispatcher(Policy { exclude: vec!["project.*".into()], ..Policy::default() }).await;
-    let outcome = dispatcher.call("project.get", args(json!({"project_id": 101})), false).await;
-    assert!(outcome.is_error && outcome.text.contains("disabled on this server"), "{}", outcome.text);
-    let merge_request = dispatcher.call("merge_request.get", args(json!({"project_id": 101, "merge_request_iid": 42})), false).await;
-    assert!(!merge_request.text.contains("project.get"), "hints never name hidden actions");
+    let (dispatcher, _sandbox) = dispatcher(Policy {
+        exclude: vec!["project.*".into()],
+        ..Policy::default()
+    })
+    .await;
+    let outcome = dispatcher
+        .call("project.get", args(json!({"project_id": 101})), false)
+        .await;
+    assert!(
+        outcome.is_error && outcome.text.contains("disabled on this server"),
+        "{}",
+        outcome.text
+    );
+    let merge_request = dispatcher
+        .call(
+            "merge_request.get",
+            args(json!({"project_id": 101, "merge_request_iid": 42})),
+            false,
+        )
+        .await;
+    assert!(
+        !merge_request.text.contains("project.get"),
+        "hints never name hidden actions"
+    );
 }

@@ -18,31 +18,61 @@ async fn exercise(client: &crate::support::Client) {
     let tools = client.list_all_tools().await.unwrap();
     assert_eq!(tools.len(), 2);
     let result = client
-        .call_tool(CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(json!({"action": "pipeline.latest", "params": {"project_id": "acme/platform/api"}}))))
+        .call_tool(
+            CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(
+                json!({"action": "pipeline.latest", "params": {"project_id": "acme/platform/api"}}),
+            )),
+        )
         .await
         .unwrap();
-    assert!(text(&result).starts_with("## Pipeline #9012"), "{}", text(&result));
-    let schema = serde_json::Value::Object(tools[1].output_schema.clone().unwrap().as_ref().clone());
-    assert_valid(&schema, result.structured_content.as_ref().unwrap(), "execute envelope");
+    assert!(
+        text(&result).starts_with("## Pipeline #9012"),
+        "{}",
+        text(&result)
+    );
+    let schema =
+        serde_json::Value::Object(tools[1].output_schema.clone().unwrap().as_ref().clone());
+    assert_valid(
+        &schema,
+        result.structured_content.as_ref().unwrap(),
+        "execute envelope",
+    );
 }
 
 #[tokio::test]
 async fn initialize_lifecycle_2025_11_25() {
-    let (transport, _) = TokioChildProcess::builder(command()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let (transport, _) = TokioChildProcess::builder(command())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let client = ().serve(transport).await.unwrap();
-    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2025_11_25);
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
     exercise(&client).await;
     client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn discover_lifecycle_2026_07_28() {
-    let (transport, _) = TokioChildProcess::builder(command()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let (transport, _) = TokioChildProcess::builder(command())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let client = ()
-        .serve_with_lifecycle(transport, ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
         .await
         .unwrap();
-    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2026_07_28
+    );
     exercise(&client).await;
     client.cancel().await.unwrap();
 }

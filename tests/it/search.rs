@@ -10,7 +10,11 @@ const MIN_PRECISION_AT_5: f64 = 0.98;
 
 #[test]
 fn ranking_precision_on_the_corpus() {
-    let corpus = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/search/corpus.tsv")).unwrap();
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/search/corpus.tsv"
+    ))
+    .unwrap();
     let index = Index::new(&Policy::default());
     let mut by_kind: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
     let mut misses = Vec::new();
@@ -19,7 +23,11 @@ fn ranking_precision_on_the_corpus() {
         let columns: Vec<&str> = line.split('\t').collect();
         let (query, expected, kind) = (columns[0], columns[1], columns[2]);
         let expected: Vec<&str> = expected.split('|').collect();
-        let found = index.find(&FindRequest { query: query.into(), limit: 5, explain: false });
+        let found = index.find(&FindRequest {
+            query: query.into(),
+            limit: 5,
+            explain: false,
+        });
         let ids: Vec<&str> = found.hits.iter().map(|h| h.action.id).collect();
         let hit1 = ids.first().is_some_and(|id| expected.contains(id));
         let hit5 = ids.iter().any(|id| expected.contains(id));
@@ -31,19 +39,32 @@ fn ranking_precision_on_the_corpus() {
         entry.1 += usize::from(hit1);
         entry.2 += usize::from(hit5);
         if !hit1 {
-            misses.push(format!("{query:?} expected {expected:?}, got {:?}", &ids[..ids.len().min(3)]));
+            misses.push(format!(
+                "{query:?} expected {expected:?}, got {:?}",
+                &ids[..ids.len().min(3)]
+            ));
         }
     }
     let p1 = first as f64 / total as f64;
     let p5 = top5 as f64 / total as f64;
     println!("find ranking on {total} requests: P@1 = {p1:.3}, P@5 = {p5:.3}");
     for (kind, (n, a, b)) in &by_kind {
-        println!("  {kind:<8} {n:>4} requests  P@1 {:.3}  P@5 {:.3}", *a as f64 / *n as f64, *b as f64 / *n as f64);
+        println!(
+            "  {kind:<8} {n:>4} requests  P@1 {:.3}  P@5 {:.3}",
+            *a as f64 / *n as f64,
+            *b as f64 / *n as f64
+        );
     }
     for miss in &misses {
         println!("  miss: {miss}");
     }
     assert!(total >= 150, "the corpus keeps at least 150 requests");
-    assert!(p1 >= MIN_PRECISION_AT_1, "P@1 {p1:.3} is under {MIN_PRECISION_AT_1}");
-    assert!(p5 >= MIN_PRECISION_AT_5, "P@5 {p5:.3} is under {MIN_PRECISION_AT_5}");
+    assert!(
+        p1 >= MIN_PRECISION_AT_1,
+        "P@1 {p1:.3} is under {MIN_PRECISION_AT_1}"
+    );
+    assert!(
+        p5 >= MIN_PRECISION_AT_5,
+        "P@5 {p5:.3} is under {MIN_PRECISION_AT_5}"
+    );
 }

@@ -19,15 +19,30 @@ pub type Client = RunningService<RoleClient, ()>;
 pub async fn client(env: &[(&str, &str)]) -> Client {
     let command = tokio::process::Command::new(BINARY).configure(|command| {
         command.args(["--sandbox", "serve"]);
-        for name in ["TOOL_SURFACE", "META_TOOLS", "GITLAB_READ_ONLY", "GITLAB_SAFE_MODE", "GITLAB_YOLO_MODE", "GITLAB_EXCLUDE_ACTIONS", "GITLAB_MCP_EMBEDDED_RESOURCES", "CAPABILITY_SURFACE", "META_PARAM_SCHEMA"] {
+        for name in [
+            "TOOL_SURFACE",
+            "META_TOOLS",
+            "GITLAB_READ_ONLY",
+            "GITLAB_SAFE_MODE",
+            "GITLAB_YOLO_MODE",
+            "GITLAB_EXCLUDE_ACTIONS",
+            "GITLAB_MCP_EMBEDDED_RESOURCES",
+            "CAPABILITY_SURFACE",
+            "META_PARAM_SCHEMA",
+        ] {
             command.env_remove(name);
         }
         for (name, value) in env {
             command.env(name, value);
         }
     });
-    let (transport, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().expect("the binary starts");
-    ().serve(transport).await.expect("the MCP handshake succeeds")
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    ().serve(transport)
+        .await
+        .expect("the MCP handshake succeeds")
 }
 
 /// A dispatcher talking to an in-process sandbox.
@@ -38,7 +53,10 @@ pub async fn dispatcher(policy: Policy) -> (Dispatcher, Sandbox) {
 pub async fn dispatcher_with_token(policy: Policy, token: &str) -> (Dispatcher, Sandbox) {
     let sandbox = Sandbox::start_local().await.expect("the sandbox starts");
     let client = GitlabClient::new(sandbox.url(), Some(Token::new(token)));
-    (Dispatcher::new(Context::new(client), Arc::new(policy)), sandbox)
+    (
+        Dispatcher::new(Context::new(client), Arc::new(policy)),
+        sandbox,
+    )
 }
 
 pub fn args(value: Value) -> Map<String, Value> {
@@ -47,12 +65,25 @@ pub fn args(value: Value) -> Map<String, Value> {
 
 /// Fails with every violation when `instance` does not validate against `schema`.
 pub fn assert_valid(schema: &Value, instance: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: invalid schema: {e}"));
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-    assert!(errors.is_empty(), "{what}: structuredContent does not match outputSchema:\n{}\n{}", errors.join("\n"), instance);
+    let validator =
+        jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: invalid schema: {e}"));
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what}: structuredContent does not match outputSchema:\n{}\n{}",
+        errors.join("\n"),
+        instance
+    );
 }
 
 /// The text of a tool result's first content block.
 pub fn text(result: &rmcp::model::CallToolResult) -> String {
-    result.content.iter().find_map(|c| c.as_text().map(|t| t.text.clone())).unwrap_or_default()
+    result
+        .content
+        .iter()
+        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+        .unwrap_or_default()
 }

@@ -7,7 +7,12 @@ use serde_json::{Map, Value, json};
 
 use crate::support::{Client, client};
 
-async fn call(client: &Client, surface: &str, action: &gitlab_mcp::catalog::Action, params: Map<String, Value>) -> CallToolResult {
+async fn call(
+    client: &Client,
+    surface: &str,
+    action: &gitlab_mcp::catalog::Action,
+    params: Map<String, Value>,
+) -> CallToolResult {
     let (tool, arguments) = match surface {
         "individual" => {
             let mut arguments = params;
@@ -16,10 +21,23 @@ async fn call(client: &Client, surface: &str, action: &gitlab_mcp::catalog::Acti
             }
             (action.tool_name(), arguments)
         }
-        "meta" => (format!("gitlab_{}", action.domain), crate::support::args(json!({"action": action.name, "params": params, "confirm": action.safety.destructive}))),
-        _ => ("gitlab_execute_action".to_owned(), crate::support::args(json!({"action": action.id, "params": params, "confirm": action.safety.destructive}))),
+        "meta" => (
+            format!("gitlab_{}", action.domain),
+            crate::support::args(
+                json!({"action": action.name, "params": params, "confirm": action.safety.destructive}),
+            ),
+        ),
+        _ => (
+            "gitlab_execute_action".to_owned(),
+            crate::support::args(
+                json!({"action": action.id, "params": params, "confirm": action.safety.destructive}),
+            ),
+        ),
     };
-    client.call_tool(CallToolRequestParams::new(tool).with_arguments(arguments)).await.unwrap()
+    client
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments))
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -37,9 +55,21 @@ async fn the_same_call_gives_the_same_result_on_every_surface() {
             results.push(call(client, surface, action, action.example_args()).await);
         }
         for (surface, result) in surfaces.iter().zip(&results).skip(1) {
-            assert_eq!(result.content, results[0].content, "{}: {surface} content differs from individual", action.id);
-            assert_eq!(result.structured_content, results[0].structured_content, "{}: {surface} structure differs", action.id);
-            assert_eq!(result.is_error, results[0].is_error, "{}: {surface}", action.id);
+            assert_eq!(
+                result.content, results[0].content,
+                "{}: {surface} content differs from individual",
+                action.id
+            );
+            assert_eq!(
+                result.structured_content, results[0].structured_content,
+                "{}: {surface} structure differs",
+                action.id
+            );
+            assert_eq!(
+                result.is_error, results[0].is_error,
+                "{}: {surface}",
+                action.id
+            );
         }
     }
     // Aliases and a URL-encoded project resolve to the same resource everywhere.
@@ -48,9 +78,19 @@ async fn the_same_call_gives_the_same_result_on_every_surface() {
     let mut links = Vec::new();
     for (surface, client) in surfaces.iter().zip(&clients) {
         let result = call(client, surface, get, params.clone()).await;
-        links.push(result.content.iter().find_map(|c| c.as_resource_link().map(|l| l.uri.clone())));
+        links.push(
+            result
+                .content
+                .iter()
+                .find_map(|c| c.as_resource_link().map(|l| l.uri.clone())),
+        );
     }
-    assert!(links.iter().all(|l| l.as_deref() == Some("gitlab://project/acme%2Fplatform%2Fapi/mr/42")), "{links:?}");
+    assert!(
+        links
+            .iter()
+            .all(|l| l.as_deref() == Some("gitlab://project/acme%2Fplatform%2Fapi/mr/42")),
+        "{links:?}"
+    );
     for client in clients {
         client.cancel().await.unwrap();
     }
@@ -60,27 +100,57 @@ async fn the_same_call_gives_the_same_result_on_every_surface() {
 async fn meta_and_dynamic_repair_malformed_calls() {
     let meta = client(&[("TOOL_SURFACE", "meta")]).await;
     let result = meta
-        .call_tool(CallToolRequestParams::new("gitlab_issue").with_arguments(crate::support::args(json!({"params": {"project_id": 101}}))))
+        .call_tool(
+            CallToolRequestParams::new("gitlab_issue")
+                .with_arguments(crate::support::args(json!({"params": {"project_id": 101}}))),
+        )
         .await
         .unwrap();
     assert_eq!(result.is_error, Some(true));
-    assert!(crate::support::text(&result).contains("`action` is required: one of list, get"), "{}", crate::support::text(&result));
+    assert!(
+        crate::support::text(&result).contains("`action` is required: one of list, get"),
+        "{}",
+        crate::support::text(&result)
+    );
     // Parameters beside `action` are moved into `params` and checked, never dropped.
     let result = meta
-        .call_tool(CallToolRequestParams::new("gitlab_issue").with_arguments(crate::support::args(json!({"action": "get", "project_id": 101, "issue_iid": 17, "colour": "red"}))))
+        .call_tool(
+            CallToolRequestParams::new("gitlab_issue").with_arguments(crate::support::args(
+                json!({"action": "get", "project_id": 101, "issue_iid": 17, "colour": "red"}),
+            )),
+        )
         .await
         .unwrap();
-    assert!(crate::support::text(&result).contains("`colour` is not a parameter"), "{}", crate::support::text(&result));
+    assert!(
+        crate::support::text(&result).contains("`colour` is not a parameter"),
+        "{}",
+        crate::support::text(&result)
+    );
     meta.cancel().await.unwrap();
 
     let dynamic = client(&[]).await;
-    let result = dynamic.call_tool(CallToolRequestParams::new("gitlab_find_action").with_arguments(Map::new())).await.unwrap();
-    assert_eq!(result.is_error, Some(true));
-    assert!(crate::support::text(&result).contains("`query` is required"), "{}", crate::support::text(&result));
     let result = dynamic
-        .call_tool(CallToolRequestParams::new("gitlab_execute_action").with_arguments(crate::support::args(json!({"action": "pipeline.lastest", "params": {}}))))
+        .call_tool(CallToolRequestParams::new("gitlab_find_action").with_arguments(Map::new()))
         .await
         .unwrap();
-    assert!(crate::support::text(&result).contains("Did you mean `pipeline.latest`"), "{}", crate::support::text(&result));
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        crate::support::text(&result).contains("`query` is required"),
+        "{}",
+        crate::support::text(&result)
+    );
+    let result = dynamic
+        .call_tool(
+            CallToolRequestParams::new("gitlab_execute_action").with_arguments(
+                crate::support::args(json!({"action": "pipeline.lastest", "params": {}})),
+            ),
+        )
+        .await
+        .unwrap();
+    assert!(
+        crate::support::text(&result).contains("Did you mean `pipeline.latest`"),
+        "{}",
+        crate::support::text(&result)
+    );
     dynamic.cancel().await.unwrap();
 }
