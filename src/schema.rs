@@ -18,9 +18,15 @@ pub fn input<T: JsonSchema>() -> Value {
 }
 
 /// The output schema of a result type, with the `next_steps` every result may carry.
+///
+/// The result's own fields are typed one by one; an embedded record (an author, a
+/// pipeline, a list item's nested user) is typed as an object with its required keys. That
+/// keeps every schema true to what is sent while costing a tools/list a fraction of the
+/// bytes; `gitlab://tools/{id}` serves the same schema.
 pub fn output<T: JsonSchema>() -> Value {
     let mut schema = generate::<T>(Contract::Serialize);
     compact(&mut schema, Keep::Types);
+    shallow_definitions(&mut schema);
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         properties.insert(
             "next_steps".into(),
@@ -28,6 +34,56 @@ pub fn output<T: JsonSchema>() -> Value {
         );
     }
     schema
+}
+
+/// Keeps only `type` and `required` of nested definitions, except those a list is made of
+/// (`merge_requests: [MergeRequestSummary]`), whose fields are the result's own.
+fn shallow_definitions(schema: &mut Value) {
+    // A list result has one field besides `pagination` and `next_steps`: its items.
+    let listed: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            let own: Vec<&Value> = properties
+                .iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "pagination" | "next_steps"))
+                .map(|(_, value)| value)
+                .collect();
+            match own.as_slice() {
+                [items] => items
+                    .get("items")
+                    .and_then(|i| i.get("$ref"))
+                    .and_then(Value::as_str)
+                    .map(|r| vec![r.trim_start_matches("#/$defs/").to_owned()])
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        })
+        .unwrap_or_default();
+    let Some(definitions) = schema.get_mut("$defs").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (name, definition) in definitions.iter_mut() {
+        if listed.contains(name) {
+            // A list item's own nested records are shallow too.
+            if let Some(properties) = definition
+                .get_mut("properties")
+                .and_then(Value::as_object_mut)
+            {
+                for property in properties.values_mut() {
+                    if property.get("$ref").is_some() {
+                        *property = json!({"type": "object"});
+                    } else if property.get("items").and_then(|i| i.get("$ref")).is_some() {
+                        *property = json!({"type": "array", "items": {"type": "object"}});
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(object) = definition.as_object_mut() {
+            object.retain(|key, _| key == "type" || key == "required");
+        }
+    }
 }
 
 fn generate<T: JsonSchema>(contract: Contract) -> Value {
@@ -50,6 +106,8 @@ enum Keep {
 fn compact(schema: &mut Value, keep: Keep) {
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
+        // The struct's doc comment ("Parameters of ..."): the tool's description says it.
+        object.remove("description");
     }
     strip(schema, keep);
 }
@@ -84,8 +142,12 @@ fn strip(value: &mut Value, keep: Keep) {
     }
 }
 
-/// `"type": ["string", "null"]` → `"type": "string"`; `anyOf: [X, {"type": "null"}]` → X.
+/// `"type": ["string", "null"]` → `"type": "string"`; `anyOf: [X, {"type": "null"}]` → X;
+/// `"enum": ["a", null]` → `"enum": ["a"]`.
 fn drop_null_type(object: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = object.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
     if let Some(Value::Array(types)) = object.get_mut("type") {
         types.retain(|t| t != "null");
         if types.len() == 1 {

@@ -105,8 +105,9 @@ const DOMAIN_FOREIGN: i64 = -20;
 const FIRST_PERSON: i64 = 22;
 /// The action is about the caller, and the request speaks of someone else.
 const NOT_FIRST_PERSON: i64 = -12;
-/// Two scores closer than this (with no clear winner) are reported as ambiguous.
-const AMBIGUITY_MARGIN: i64 = 8;
+/// A runner-up scoring at least this share (in percent) of the top score makes the
+/// request ambiguous.
+const AMBIGUITY_SHARE: i64 = 95;
 /// Words in a prompt before its clauses are also searched one by one.
 const LONG_PROMPT: usize = 9;
 
@@ -385,12 +386,11 @@ impl Index {
             .collect();
         hits.sort_by_key(|hit| std::cmp::Reverse(hit.score));
 
+        let close = |top: i64, other: i64| other * 100 >= top * AMBIGUITY_SHARE;
         let ambiguous = match hits.as_slice() {
-            [first, second, ..]
-                if first.score < EXACT_ID && first.score - second.score < AMBIGUITY_MARGIN =>
-            {
+            [first, second, ..] if first.score < EXACT_ID && close(first.score, second.score) => {
                 hits.iter()
-                    .take_while(|h| first.score - h.score < AMBIGUITY_MARGIN)
+                    .take_while(|h| close(first.score, h.score))
                     .map(|h| h.action.id)
                     .collect()
             }

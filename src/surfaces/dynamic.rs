@@ -239,7 +239,7 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
                 if p.required {
                     text.push_str(" (required)");
                 } else if !p.values.is_empty() && p.values.len() <= 6 {
-                    text.push_str(&format!(" ({})", p.values.join("|")));
+                    text.push_str(&format!(" ({})", p.values.join("/")));
                 }
                 text
             })

@@ -14,7 +14,10 @@ pub fn tools(policy: &Policy, schema: MetaSchema) -> Vec<Value> {
     catalog::DOMAINS
         .iter()
         .filter_map(|domain| {
-            let actions: Vec<&'static Action> = policy.visible().filter(|a| a.domain == domain.name).collect();
+            let actions: Vec<&'static Action> = policy
+                .visible()
+                .filter(|a| a.domain == domain.name)
+                .collect();
             if actions.is_empty() {
                 return None;
             }
@@ -24,17 +27,17 @@ pub fn tools(policy: &Policy, schema: MetaSchema) -> Vec<Value> {
             let idempotent = actions.iter().all(|a| a.safety.idempotent);
             let mut properties = Map::new();
             properties.insert("action".into(), json!({"type": "string", "enum": names}));
-            properties.insert("params".into(), params_schema(&actions, domain.name, schema));
+            properties.insert(
+                "params".into(),
+                params_schema(&actions, domain.name, schema),
+            );
             if actions.iter().any(|a| policy.needs_confirmation(a)) {
                 properties.insert("confirm".into(), confirm_property());
             }
             Some(json!({
                 "name": format!("gitlab_{}", domain.name),
                 "title": domain.title,
-                "description": format!(
-                    "{} Call with {{\"action\": \"<name>\", \"params\": {{...}}}}; an action's parameters are in resource gitlab://tools/{}.<name>.",
-                    domain.description, domain.name
-                ),
+                "description": domain.description,
                 "inputSchema": {
                     "type": "object",
                     "properties": properties,
@@ -63,7 +66,7 @@ fn params_schema(actions: &[&'static Action], domain: &str, schema: MetaSchema) 
     match schema {
         MetaSchema::Opaque => json!({
             "type": "object",
-            "description": format!("The action's parameters, from gitlab://tools/{domain}.<action>."),
+            "description": format!("The action's parameters: see resource gitlab://tools/{domain}.<action>."),
         }),
         MetaSchema::Compact => {
             let branches: Vec<Value> = actions

@@ -9,6 +9,7 @@ mod generated;
 mod mcp;
 mod paths;
 mod policy;
+mod process;
 mod protocol;
 mod resources;
 mod search;

@@ -1,0 +1,496 @@
+//! The benchmark report: `cargo bench --bench report` prints it, and
+//! `cargo bench --bench report -- --write` also rewrites BENCHMARKS.md.
+//!
+//! Whole-process figures (spawn to initialize, spawn to tools/list, memory) drive the built
+//! binary over real pipes; search latency and result sizes call the library. Every number
+//! is a median (or a percentile) over repeated runs on this machine, against the sandbox
+//! served over loopback, so nothing here touches the network.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
+const STARTUP_RUNS: usize = 30;
+const CALL_RUNS: usize = 200;
+const MEMORY_CALLS: usize = 1000;
+
+fn main() {
+    let write = std::env::args().any(|a| a == "--write");
+    gitlab_mcp::tls::install_crypto_provider();
+    let sandbox = SandboxProcess::start();
+    let mut report = Report::default();
+
+    report.section("Machine");
+    report.line(&machine());
+
+    report.section("Startup (whole process, median of 30 spawns)");
+    report.table(&[
+        "surface",
+        "spawn → initialize response",
+        "spawn → tools/list response",
+        "RSS after tools/list",
+    ]);
+    for surface in ["dynamic", "meta", "individual"] {
+        let (initialize, list, rss) = startup(surface, &sandbox.url);
+        report.row(&[surface.into(), ms(initialize), ms(list), mib(rss)]);
+    }
+
+    report.section("tools/list size per surface (bytes of the JSON result; tokens ≈ bytes / 4)");
+    report.table(&["surface", "tools", "bytes", "≈ tokens", "bytes per tool"]);
+    for (surface, schema) in [
+        ("dynamic", "opaque"),
+        ("meta", "opaque"),
+        ("meta", "compact"),
+        ("meta", "full"),
+        ("individual", "opaque"),
+    ] {
+        let (tools, bytes) = tools_list_size(surface, schema, &sandbox.url);
+        let name = if surface == "meta" {
+            format!("meta ({schema})")
+        } else {
+            surface.to_owned()
+        };
+        report.row(&[
+            name,
+            tools.to_string(),
+            bytes.to_string(),
+            (bytes / 4).to_string(),
+            (bytes / tools.max(1)).to_string(),
+        ]);
+    }
+
+    report.section("Search (`gitlab_find_action`) over the whole catalog");
+    let (p50, p99, p1, p5, total) = search();
+    report.table(&["requests", "P@1", "P@5", "latency p50", "latency p99"]);
+    report.row(&[
+        total.to_string(),
+        format!("{p1:.3}"),
+        format!("{p5:.3}"),
+        us(p50),
+        us(p99),
+    ]);
+
+    report.section(
+        "Per-call overhead over the upstream (median of 200 calls, `merge_request.list`, 20 items)",
+    );
+    let (direct, through, rss_before, rss_after) = overhead(&sandbox.url);
+    report.table(&[
+        "direct HTTP to the sandbox",
+        "through gitlab-mcp (tools/call)",
+        "difference",
+    ]);
+    report.row(&[ms(direct), ms(through), ms(through.saturating_sub(direct))]);
+
+    report.section("Memory (RSS of the server process)");
+    report.table(&[
+        "after startup (tools/list)",
+        format!("after {MEMORY_CALLS} calls").as_str(),
+    ]);
+    report.row(&[mib(rss_before), mib(rss_after)]);
+
+    report.section("Bytes per result (content text, structuredContent, bytes in both)");
+    report.table(&["call", "content", "structured", "in both", "total"]);
+    for (name, action, args) in typical_calls() {
+        let (content, structured, both) = result_bytes(&sandbox.url, action, args);
+        report.row(&[
+            name.into(),
+            content.to_string(),
+            structured.to_string(),
+            both.to_string(),
+            (content + structured).to_string(),
+        ]);
+    }
+
+    print!("{}", report.text);
+    if write {
+        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Cold release build time and binary size come from `.ci/bench-build` (see the end).\n";
+        let build = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/bench-build.md"
+        ))
+        .unwrap_or_default();
+        let text = format!("{header}{}{}", report.text, build);
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/BENCHMARKS.md"), text)
+            .expect("BENCHMARKS.md is writable");
+        eprintln!("wrote BENCHMARKS.md");
+    }
+}
+
+#[derive(Default)]
+struct Report {
+    text: String,
+}
+
+impl Report {
+    fn section(&mut self, title: &str) {
+        self.text.push_str(&format!("\n## {title}\n\n"));
+    }
+
+    fn line(&mut self, text: &str) {
+        self.text.push_str(text);
+        self.text.push('\n');
+    }
+
+    fn table(&mut self, columns: &[&str]) {
+        self.text.push_str(&format!(
+            "| {} |\n|{}\n",
+            columns.join(" | "),
+            "---|".repeat(columns.len())
+        ));
+    }
+
+    fn row(&mut self, cells: &[String]) {
+        self.text.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
+}
+
+fn us(duration: Duration) -> String {
+    format!("{:.1} µs", duration.as_secs_f64() * 1e6)
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines().next().map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .unwrap_or("0")
+                    .parse::<u64>()
+                    .unwrap_or(0)
+            })
+        })
+        .unwrap_or(0);
+    let rustc = Command::new("rustc")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    format!(
+        "{cores} cores ({cpu}), {:.0} GiB RAM, {} {}, {rustc}; the binary is the `bench` profile build (release settings).",
+        memory as f64 / 1024.0 / 1024.0,
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+/// A sandbox GitLab in its own process, so its memory is not counted as the server's.
+struct SandboxProcess {
+    child: Child,
+    url: String,
+}
+
+impl SandboxProcess {
+    fn start() -> Self {
+        let mut child = Command::new(BINARY)
+            .args(["sandbox", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the sandbox starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Self {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for SandboxProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The server over pipes, talking JSON-RPC lines.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    fn spawn(surface: &str, schema: &str, upstream: &str) -> Self {
+        let mut child = Command::new(BINARY)
+            .arg("serve")
+            .env("TOOL_SURFACE", surface)
+            .env("META_PARAM_SCHEMA", schema)
+            .env("GITLAB_URL", upstream)
+            .env("GITLAB_TOKEN", "sandbox-token")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response line.
+    fn request(&mut self, method: &str, params: Value) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            self.stdout.read_line(&mut line).unwrap();
+            if line.contains(&format!("\"id\":{id}")) {
+                return line.trim_end().to_owned();
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> String {
+        let response = self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response
+    }
+
+    fn rss_kib(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|status| {
+                status
+                    .lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            })
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn startup(surface: &str, upstream: &str) -> (Duration, Duration, u64) {
+    let mut initialize = Vec::new();
+    let mut list = Vec::new();
+    let mut rss = Vec::new();
+    for _ in 0..STARTUP_RUNS {
+        let start = Instant::now();
+        let mut server = Server::spawn(surface, "opaque", upstream);
+        server.initialize();
+        initialize.push(start.elapsed());
+        server.request("tools/list", json!({}));
+        list.push(start.elapsed());
+        rss.push(server.rss_kib());
+    }
+    rss.sort();
+    (median(initialize), median(list), rss[rss.len() / 2])
+}
+
+fn tools_list_size(surface: &str, schema: &str, upstream: &str) -> (usize, usize) {
+    let mut server = Server::spawn(surface, schema, upstream);
+    server.initialize();
+    let response: Value = serde_json::from_str(&server.request("tools/list", json!({}))).unwrap();
+    let result = &response["result"];
+    (
+        result["tools"].as_array().map(Vec::len).unwrap_or(0),
+        serde_json::to_string(result).unwrap().len(),
+    )
+}
+
+fn search() -> (Duration, Duration, f64, f64, usize) {
+    use gitlab_mcp::search::{FindRequest, Index};
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/search/corpus.tsv"
+    ))
+    .unwrap();
+    let rows: Vec<(String, Vec<String>)> = corpus
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let columns: Vec<&str> = l.split('\t').collect();
+            (
+                columns[0].to_owned(),
+                columns[1].split('|').map(str::to_owned).collect(),
+            )
+        })
+        .collect();
+    let index = Index::new(&gitlab_mcp::policy::Policy::default());
+    let mut times = Vec::new();
+    let (mut first, mut five) = (0, 0);
+    for round in 0..5 {
+        for (query, expected) in &rows {
+            let start = Instant::now();
+            let found = index.find(&FindRequest {
+                query: query.clone(),
+                limit: 20,
+                explain: false,
+            });
+            times.push(start.elapsed());
+            if round == 0 {
+                let ids: Vec<&str> = found.hits.iter().map(|h| h.action.id).collect();
+                first += usize::from(
+                    ids.first()
+                        .is_some_and(|id| expected.iter().any(|e| e == id)),
+                );
+                five += usize::from(
+                    ids.iter()
+                        .take(5)
+                        .any(|id| expected.iter().any(|e| e == id)),
+                );
+            }
+        }
+    }
+    times.sort();
+    let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
+    (
+        p(0.5),
+        p(0.99),
+        first as f64 / rows.len() as f64,
+        five as f64 / rows.len() as f64,
+        rows.len(),
+    )
+}
+
+fn overhead(upstream: &str) -> (Duration, Duration, u64, u64) {
+    let http = reqwest::Client::new();
+    let url = format!(
+        "{upstream}/api/v4/projects/acme%2Fplatform%2Fapi/merge_requests?state=opened&per_page=20"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut direct = Vec::new();
+    for _ in 0..CALL_RUNS {
+        let start = Instant::now();
+        runtime.block_on(async {
+            http.get(&url)
+                .header("PRIVATE-TOKEN", "sandbox-token")
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap()
+        });
+        direct.push(start.elapsed());
+    }
+    let mut server = Server::spawn("dynamic", "opaque", upstream);
+    server.initialize();
+    server.request("tools/list", json!({}));
+    let rss_before = server.rss_kib();
+    let call = json!({"name": "gitlab_execute_action", "arguments": {"action": "merge_request.list", "params": {"project_id": "acme/platform/api"}}});
+    let mut through = Vec::new();
+    for _ in 0..CALL_RUNS {
+        let start = Instant::now();
+        server.request("tools/call", call.clone());
+        through.push(start.elapsed());
+    }
+    for _ in CALL_RUNS..MEMORY_CALLS {
+        server.request("tools/call", call.clone());
+    }
+    let rss_after = server.rss_kib();
+    (median(direct), median(through), rss_before, rss_after)
+}
+
+fn typical_calls() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "20-MR list",
+            "merge_request.list",
+            json!({"project_id": "acme/platform/api"}),
+        ),
+        (
+            "MR detail",
+            "merge_request.get",
+            json!({"project_id": "acme/platform/api", "merge_request_iid": 42}),
+        ),
+        (
+            "file read (66 lines)",
+            "repository.file_get",
+            json!({"project_id": "acme/platform/api", "file_path": "src/main.rs"}),
+        ),
+        (
+            "job log (last 100 lines)",
+            "job.log",
+            json!({"project_id": "acme/platform/api", "job_id": 70042}),
+        ),
+    ]
+}
+
+/// Content text bytes, structuredContent bytes, and the bytes of structured string
+/// values that also appear verbatim in the text (what a client forwarding both pays twice).
+fn result_bytes(upstream: &str, action: &str, params: Value) -> (usize, usize, usize) {
+    let mut server = Server::spawn("dynamic", "opaque", upstream);
+    server.initialize();
+    let response: Value = serde_json::from_str(&server.request(
+        "tools/call",
+        json!({"name": "gitlab_execute_action", "arguments": {"action": action, "params": params}}),
+    ))
+    .unwrap();
+    let result = &response["result"];
+    let text: String = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    let structured = serde_json::to_string(&result["structuredContent"]).unwrap();
+    let mut both = 0;
+    let mut stack = vec![&result["structuredContent"]];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(s) if s.len() > 3 && text.contains(s.as_str()) => both += s.len(),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    (text.len(), structured.len(), both)
+}
