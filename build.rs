@@ -25,6 +25,8 @@ fn main() -> ExitCode {
         println!("cargo:rerun-if-changed={}", entry.path().display());
     }
 
+    write_seed_list(&root, &out);
+
     match codegen::generate(&actions) {
         Ok(source) => {
             std::fs::write(out.join("actions.rs"), source).expect("OUT_DIR is writable");
@@ -42,4 +44,34 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Lists the sandbox's seed files for `include_str!`, so a new collection is data only.
+fn write_seed_list(root: &std::path::Path, out: &std::path::Path) {
+    let records = root.join("src/sandbox/seed/records");
+    println!("cargo:rerun-if-changed={}", records.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&records)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    let mut source = String::from(
+        "/// Every records file in `seed/records/`, by file name.\npub const RECORDS: &[(&str, &str)] = &[\n",
+    );
+    for file in files {
+        println!("cargo:rerun-if-changed={}", file.display());
+        let name = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        source.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            file.display().to_string()
+        ));
+    }
+    source.push_str("];\n");
+    std::fs::write(out.join("seed_records.rs"), source).expect("OUT_DIR is writable");
 }

@@ -90,7 +90,7 @@ fn find_schema() -> Value {
                         "score": {"type": "integer"},
                         "reasons": {"type": "array", "items": {"type": "string"}},
                     },
-                    "required": ["id", "title", "destructive", "required_params", "score"],
+                    "required": ["id", "title", "tool", "domain", "action", "schema_uri", "destructive", "required_params", "score"],
                 },
             },
             "ambiguous": {"type": "array", "items": {"type": "string"}},
@@ -189,15 +189,17 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
                 "required_params": required,
                 "score": hit.score,
             });
+            entry["tool"] = json!(format!("gitlab_{}", action.domain));
+            entry["domain"] = json!(action.domain);
+            entry["action"] = json!(action.name);
+            entry["schema_uri"] = json!(format!("gitlab://tools/{}", action.id));
+            // The leading hits carry their exact schema and an example; the rest point at
+            // `schema_uri`, so a default search stays a few KB.
             if rank < DETAILED_HITS {
                 let mut example = json!({"action": action.id, "params": action.example_args()});
                 if action.safety.destructive {
                     example["confirm"] = json!(true);
                 }
-                entry["tool"] = json!(format!("gitlab_{}", action.domain));
-                entry["domain"] = json!(action.domain);
-                entry["action"] = json!(action.name);
-                entry["schema_uri"] = json!(format!("gitlab://tools/{}", action.id));
                 entry["input_schema"] = (action.input_schema)();
                 entry["example"] = json!({"tool": EXECUTE_TOOL, "arguments": example});
             }
