@@ -13,7 +13,14 @@ use crate::policy::Policy;
 use crate::surfaces::{MetaSchema, Surface, SurfaceKind};
 
 /// Templates, compiled in so the binary can regenerate docs anywhere.
-const TEMPLATES: &[(&str, &str)] = &[("llms.txt", include_str!("../templates/llms.txt.jinja"))];
+const TEMPLATES: &[(&str, &str)] = &[
+    ("llms.txt", include_str!("../templates/llms.txt.jinja")),
+    (
+        "llms-full.txt",
+        include_str!("../templates/llms-full.txt.jinja"),
+    ),
+    ("tools.md", include_str!("../templates/tools.md.jinja")),
+];
 
 /// One action as `catalog.json` and `gitlab-mcp catalog --json` describe it.
 pub fn catalog_entry(action: &Action) -> Value {
@@ -95,16 +102,58 @@ pub fn tools_list(kind: SurfaceKind, meta_schema: MetaSchema) -> Value {
     json!({"tools": surface.tools()})
 }
 
+/// One action as templates see it: its catalog entry plus what docs show.
+fn template_action(action: &Action) -> Value {
+    let mut entry = catalog_entry(action);
+    entry["tool"] = json!(action.tool_name());
+    entry["output_fields"] = json!(output_fields(action));
+    entry["example_call"] = json!(crate::output::json::to_text(
+        &json!({"action": action.id, "params": action.example_args()})
+    ));
+    entry
+}
+
+/// The fields of an action's result (for a list, of its items), as `name (type)`.
+fn output_fields(action: &Action) -> Vec<String> {
+    let schema = (action.output_schema)();
+    let properties = match action.result {
+        ResultShape::List { key, .. } => {
+            let reference = schema["properties"][key]["items"]["$ref"]
+                .as_str()
+                .unwrap_or("")
+                .trim_start_matches("#/$defs/");
+            schema["$defs"][reference]["properties"].clone()
+        }
+        _ => schema["properties"].clone(),
+    };
+    properties
+        .as_object()
+        .map(|fields| {
+            fields
+                .iter()
+                .filter(|(name, _)| name.as_str() != "next_steps")
+                .map(|(name, field)| {
+                    let ty = field["type"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| "object".to_owned());
+                    format!("`{name}` ({ty})")
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The catalog as templates see it.
 fn template_context() -> Value {
     let domains: Vec<Value> = DOMAINS
         .iter()
         .map(|domain| {
-            let actions: Vec<Value> = ACTIONS.iter().filter(|a| a.domain == domain.name).map(catalog_entry).collect();
+            let actions: Vec<Value> = ACTIONS.iter().filter(|a| a.domain == domain.name).map(template_action).collect();
             json!({"name": domain.name, "title": domain.title, "description": domain.description, "actions": actions})
         })
         .collect();
-    let actions: Vec<Value> = ACTIONS.iter().map(catalog_entry).collect();
+    let actions: Vec<Value> = ACTIONS.iter().map(template_action).collect();
     json!({"domains": domains, "actions": actions})
 }
 
@@ -136,6 +185,8 @@ pub fn render_all() -> anyhow::Result<Vec<(String, String)>> {
             .build()
             .map_err(|error| anyhow::anyhow!("template syntax: {error}"))?,
     );
+    // Text inside a Markdown table cell: a pipe would end the cell.
+    environment.add_filter("cell", |text: String| text.replace('|', "\\|"));
     for (name, source) in TEMPLATES {
         environment.add_template(name, source)?;
     }

@@ -1287,7 +1287,7 @@ fn check_placeholders(scope: &mut Scope<'_>, key: &str, text: &str, params: &BTr
         if !params.contains(name.as_str()) {
             scope.error(
                 key,
-                format!("`{{{name}}}` is not a parameter of this action"),
+                format!("`{{{name}}}` is not a required parameter of this action"),
             );
         }
     }
@@ -1338,14 +1338,21 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
             }
         }
     }
-    let ids: BTreeSet<&str> = domains
+    // Every declared id, resolved or not, so one broken action does not make every hint
+    // that names it an error too.
+    let ids: BTreeSet<String> = manifest
+        .domains
         .iter()
-        .flat_map(|d| d.actions.iter().map(|a| a.id.as_str()))
+        .flat_map(|(_, file)| {
+            file.actions
+                .keys()
+                .map(move |name| format!("{}.{name}", file.domain))
+        })
         .collect();
     for domain in domains {
         for action in &domain.actions {
             for (target, _) in &action.hints {
-                if !ids.contains(target.as_str()) {
+                if !ids.contains(target) {
                     diagnostics.push(Diagnostic::action(
                         &file_of(&domain.name),
                         &action.id,

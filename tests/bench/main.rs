@@ -106,13 +106,17 @@ fn main() {
 
     print!("{}", report.text);
     if write {
-        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Cold release build time and binary size come from `.ci/bench-build` (see the end).\n";
-        let build = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/target/bench-build.md"
-        ))
-        .unwrap_or_default();
-        let text = format!("{header}{}{}", report.text, build);
+        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`) and `.ci/bench-build` write the side-by-side and release-build sections it appends.\n";
+        let extra = |name: &str| {
+            std::fs::read_to_string(format!("{}/target/{name}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap_or_default()
+        };
+        let text = format!(
+            "{header}{}{}{}",
+            report.text,
+            extra("side-by-side.md"),
+            extra("bench-build.md")
+        );
         std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/BENCHMARKS.md"), text)
             .expect("BENCHMARKS.md is writable");
         eprintln!("wrote BENCHMARKS.md");

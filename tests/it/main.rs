@@ -4,6 +4,7 @@
 
 mod support;
 
+mod codegen;
 mod errors;
 mod generated;
 mod mcp;
