@@ -370,28 +370,17 @@ fn redact_value(value: &mut Value, token: &str) {
 /// Fills `{param}` placeholders from checked arguments; `encode` applies RFC 6570 simple
 /// expansion (every character outside `A-Z a-z 0-9 - . _ ~` percent-encoded).
 fn fill(template: &str, args: &Args, encode: bool) -> String {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        let Some(len) = rest[start..].find('}') else {
-            break;
+    crate::text::fill_placeholders(template, |name| {
+        let value = match args.get(name)? {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
         };
-        out.push_str(&rest[..start]);
-        let name = &rest[start + 1..start + len];
-        let value = match args.get(name) {
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        out.push_str(&if encode {
+        Some(if encode {
             encode_component(&value)
         } else {
             value
-        });
-        rest = &rest[start + len + 1..];
-    }
-    out.push_str(rest);
-    out
+        })
+    })
 }
 
 fn lookup_failure(name: &str, lookup: &Lookup) -> String {

@@ -63,22 +63,11 @@ pub fn manifest(surface: &Surface, dispatcher: &Dispatcher) -> Value {
 
 /// `gitlab://tools/{id}`: how to call one action on this surface, and its schemas.
 pub fn action(surface: &Surface, action: &Action) -> Value {
-    let mut example = Map::new();
-    example.insert("params".into(), Value::Object(action.example_args()));
-    json!({
-        "id": action.id,
-        "title": action.title,
-        "description": action.description,
-        "method": action.method.as_str(),
-        "path": action.path,
-        "read_only": action.safety.read_only,
-        "destructive": action.safety.destructive,
-        "idempotent": action.safety.idempotent,
-        "call": surface.call_shape(action),
-        "example": example,
-        "input_schema": (action.input_schema)(),
-        "output_schema": (action.output_schema)(),
-    })
+    let mut entry = crate::docs::catalog_entry(action);
+    entry["call"] = surface.call_shape(action);
+    entry["input_schema"] = (action.input_schema)();
+    entry["output_schema"] = (action.output_schema)();
+    entry
 }
 
 /// What a `resources/read` URI names.

@@ -1,5 +1,21 @@
 //! Small text utilities shared by parameter checks and search.
 
+/// Replaces each `{name}` in a template with `value(name)` (nothing when it has none).
+pub fn fill_placeholders(template: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push_str(&value(&rest[start + 1..start + len]).unwrap_or_default());
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Edit distance between two strings, by characters: insertions, deletions, substitutions
 /// and transpositions of neighbours (`clsoe` is one edit from `close`), each costing one
 /// (the optimal string alignment distance).
@@ -32,6 +48,15 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders() {
+        let filled = fill_placeholders("a {x} b {y} {z}", |name| {
+            (name != "z").then(|| name.to_uppercase())
+        });
+        assert_eq!(filled, "a X b Y ");
+        assert_eq!(fill_placeholders("no {end", |_| None), "no {end");
+    }
 
     #[test]
     fn distances() {

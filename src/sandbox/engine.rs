@@ -82,6 +82,13 @@ impl Call<'_> {
     pub fn target(&self) -> Option<&Ancestor> {
         self.ancestors.last()
     }
+
+    /// A copy of that record, or GitLab's 404 with `not_found` as its message.
+    pub fn target_record(&self, not_found: &str) -> Outcome<Value> {
+        self.target()
+            .map(|a| a.record.clone())
+            .ok_or_else(|| Failure::new(404, not_found.to_owned()))
+    }
 }
 
 pub fn handle(store: &mut Store, incoming: &Incoming) -> Answer {

@@ -104,31 +104,7 @@ fn body_bool(call: &Call<'_>, name: &str) -> bool {
 }
 
 fn page_of(items: Vec<Value>, call: &Call<'_>) -> Answer {
-    let per_page = call
-        .query
-        .get("per_page")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_usize)
-        .clamp(1, 100);
-    let page = call
-        .query
-        .get("page")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_usize)
-        .max(1);
-    let total = items.len();
-    let items = items
-        .into_iter()
-        .skip((page - 1) * per_page)
-        .take(per_page)
-        .map(|v| super::store::public(&v))
-        .collect();
-    Answer::Page(Page {
-        items,
-        page,
-        per_page,
-        total,
-    })
+    Answer::Page(Page::of(items, call.query))
 }
 
 fn create_project(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
@@ -295,11 +271,7 @@ fn create_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn delete_branch(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let branch = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Branch Not Found"))?
-        .record
-        .clone();
+    let branch = call.target_record("404 Branch Not Found")?;
     if branch["default"] == json!(true) {
         return Err(Failure::new(
             400,
@@ -455,11 +427,7 @@ fn commits(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn commit(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let mut commit = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Commit Not Found"))?
-        .record
-        .clone();
+    let mut commit = call.target_record("404 Commit Not Found")?;
     let pipelines = store.scoped("projects/pipelines", &project_scope(call));
     let last = pipelines
         .into_iter()
@@ -611,11 +579,7 @@ fn create_merge_request(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn merge(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let current = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Not found"))?
-        .record
-        .clone();
+    let current = call.target_record("404 Not found")?;
     if current["state"] != "opened" || current["draft"] == json!(true) {
         return Err(Failure::new(405, "405 Method Not Allowed"));
     }
@@ -660,11 +624,7 @@ fn merge(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn approve(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let current = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Not found"))?
-        .record
-        .clone();
+    let current = call.target_record("404 Not found")?;
     if let Some(sha) = body_str(call, "sha")
         && current["sha"].as_str() != Some(sha)
     {
@@ -881,11 +841,7 @@ fn clone_job(store: &mut Store, job: &Value, status: &str) -> Value {
 }
 
 fn retry_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let pipeline = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Not found"))?
-        .record
-        .clone();
+    let pipeline = call.target_record("404 Not found")?;
     let retryable: Vec<Value> = jobs_of_pipeline(store, &pipeline["id"])
         .into_iter()
         .filter(|j| {
@@ -909,11 +865,7 @@ fn retry_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn cancel_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let pipeline = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Not found"))?
-        .record
-        .clone();
+    let pipeline = call.target_record("404 Not found")?;
     let active = [
         "created",
         "pending",
@@ -956,11 +908,7 @@ fn job_log(call: &Call<'_>) -> Answer {
 }
 
 fn retry_job(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let job = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Not found"))?
-        .record
-        .clone();
+    let job = call.target_record("404 Not found")?;
     if !matches!(
         job["status"].as_str(),
         Some("failed" | "canceled" | "success")
@@ -973,11 +921,7 @@ fn retry_job(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 }
 
 fn play_job(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
-    let job = call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 Not found"))?
-        .record
-        .clone();
+    let job = call.target_record("404 Not found")?;
     if job["status"] != "manual" {
         return Err(Failure::new(400, "400 Bad request - Unplayable Job"));
     }

@@ -113,6 +113,34 @@ pub struct Page {
     pub total: usize,
 }
 
+impl Page {
+    /// The page `page` (default 1) of `per_page` items (default 20, at most 100), as
+    /// GitLab pages, with sandbox-only fields removed.
+    pub fn of(items: Vec<Value>, query: &Query) -> Self {
+        let number = |name: &str, default: usize| {
+            query
+                .get(name)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let per_page = number("per_page", 20).clamp(1, 100);
+        let page = number("page", 1).max(1);
+        let total = items.len();
+        let items = items
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .map(|r| public(&r))
+            .collect();
+        Self {
+            items,
+            page,
+            per_page,
+            total,
+        }
+    }
+}
+
 impl Store {
     pub fn new(
         external_url: String,
@@ -242,29 +270,7 @@ impl Store {
                 items.reverse();
             }
         }
-        let per_page = query
-            .get("per_page")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20_usize)
-            .clamp(1, 100);
-        let page = query
-            .get("page")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1_usize)
-            .max(1);
-        let total = items.len();
-        let items = items
-            .into_iter()
-            .skip((page - 1) * per_page)
-            .take(per_page)
-            .map(|r| public(&r))
-            .collect();
-        Page {
-            items,
-            page,
-            per_page,
-            total,
-        }
+        Page::of(items, &query)
     }
 
     /// Projects are visible when public or internal, or to their members; records inside a
@@ -448,14 +454,7 @@ impl Store {
             .iter()
             .find(|a| a.collection == "projects")
             .map(|a| &a.record);
-        let mut out = String::new();
-        let mut rest = template;
-        while let Some(start) = rest.find('{') {
-            let Some(len) = rest[start..].find('}') else {
-                break;
-            };
-            out.push_str(&rest[..start]);
-            let name = &rest[start + 1..start + len];
+        crate::text::fill_placeholders(template, |name| {
             let value = match name {
                 "external_url" => Some(json!(self.external_url)),
                 _ => match name.strip_prefix("project.") {
@@ -463,11 +462,8 @@ impl Store {
                     None => get_path(record, name).cloned(),
                 },
             };
-            out.push_str(&value.map(|v| text(&v)).unwrap_or_default());
-            rest = &rest[start + len + 1..];
-        }
-        out.push_str(rest);
-        out
+            value.map(|v| text(&v))
+        })
     }
 
     pub fn user_by_token(&self, token: &str) -> Option<Value> {

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Route, annotations, object_arg, take_confirm};
+use super::{Route, annotations, params_of, take_confirm};
 use crate::catalog::ContentKind;
 use crate::dispatch::Outcome;
 use crate::output::{Markdown, cell};
@@ -114,18 +114,10 @@ pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
             ));
         }
     };
-    let mut params = match object_arg(&mut arguments, "params") {
+    let params = match params_of(arguments) {
         Ok(params) => params,
         Err(message) => return Route::Repair(message),
     };
-    for (key, value) in arguments {
-        if params.contains_key(&key) {
-            return Route::Repair(format!(
-                "`{key}` is given both inside and outside `params`; send it once, inside `params`."
-            ));
-        }
-        params.insert(key, value);
-    }
     Route::Execute {
         action,
         args: params,

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::individual::confirm_property;
-use super::{MetaSchema, Route, annotations, object_arg, take_confirm};
+use super::{MetaSchema, Route, annotations, params_of, take_confirm};
 use crate::catalog::{self, Action};
 use crate::policy::Policy;
 
@@ -124,20 +124,10 @@ pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
             ));
         }
     };
-    let mut params = match object_arg(&mut arguments, "params") {
+    let params = match params_of(arguments) {
         Ok(params) => params,
         Err(message) => return Route::Repair(message),
     };
-    // Parameters sent beside `action` instead of inside `params` are moved in (and then
-    // checked like the rest), not dropped.
-    for (key, value) in arguments {
-        if params.contains_key(&key) {
-            return Route::Repair(format!(
-                "`{key}` is given both inside and outside `params`; send it once, inside `params`."
-            ));
-        }
-        params.insert(key, value);
-    }
     let name = action
         .strip_prefix(&format!("{domain}."))
         .unwrap_or(&action);

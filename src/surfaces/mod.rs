@@ -141,6 +141,21 @@ fn take_confirm(arguments: &mut Map<String, Value>) -> bool {
     matches!(arguments.remove("confirm"), Some(Value::Bool(true)))
 }
 
+/// The `params` object of a meta or execute call. Parameters sent beside `action` instead
+/// of inside `params` are moved in (and then checked like the rest), never dropped.
+fn params_of(mut arguments: Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let mut params = object_arg(&mut arguments, "params")?;
+    for (key, value) in arguments {
+        if params.contains_key(&key) {
+            return Err(format!(
+                "`{key}` is given both inside and outside `params`; send it once, inside `params`."
+            ));
+        }
+        params.insert(key, value);
+    }
+    Ok(params)
+}
+
 /// The object under `key`, or a repair message when it is something else.
 fn object_arg(arguments: &mut Map<String, Value>, key: &str) -> Result<Map<String, Value>, String> {
     match arguments.remove(key) {
