@@ -150,13 +150,7 @@ fn create_project(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
             json!({"name": ["has already been taken"], "path": ["has already been taken"]}),
         ));
     }
-    let id = store
-        .all("projects")
-        .iter()
-        .filter_map(|p| p["id"].as_i64())
-        .max()
-        .unwrap_or(100)
-        + 1;
+    let id = store.next_id("projects", 100);
     let now = store.tick();
     let web_url = format!("{}/{full_path}", store.external_url);
     let host = store
@@ -730,13 +724,7 @@ fn create_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     let commit = resolve_commit(store, &scope, &reference)
         .ok_or_else(|| Failure::new(400, json!({"base": ["Reference not found"]})))?;
     let project = call.project().cloned().unwrap_or_default();
-    let id = store
-        .all("projects/pipelines")
-        .iter()
-        .filter_map(|p| p["id"].as_i64())
-        .max()
-        .unwrap_or(9000)
-        + 1;
+    let id = store.next_id("projects/pipelines", 9000);
     let iid = pipelines_of(store, call)
         .iter()
         .filter_map(|p| p["iid"].as_i64())
@@ -755,13 +743,7 @@ fn create_pipeline(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         "started_at": null, "finished_at": null, "duration": null, "queued_duration": null, "coverage": null,
     });
     store.all_mut("projects/pipelines").push(pipeline.clone());
-    let first_job = store
-        .all("projects/jobs")
-        .iter()
-        .filter_map(|j| j["id"].as_i64())
-        .max()
-        .unwrap_or(70000)
-        + 1;
+    let first_job = store.next_id("projects/jobs", 70000);
     for (offset, (stage, name, status)) in [
         ("build", "build", "pending"),
         ("test", "test:unit", "created"),
@@ -806,13 +788,7 @@ fn set_pipeline_status(store: &mut Store, pipeline: &Value, status: &str) -> Val
 
 /// A new job in place of `job`, as GitLab's retry creates one.
 fn clone_job(store: &mut Store, job: &Value, status: &str) -> Value {
-    let id = store
-        .all("projects/jobs")
-        .iter()
-        .filter_map(|j| j["id"].as_i64())
-        .max()
-        .unwrap_or(70000)
-        + 1;
+    let id = store.next_id("projects/jobs", 70000);
     let now = store.tick();
     let mut retried = job.clone();
     retried["_retried"] = json!(true);

@@ -168,6 +168,16 @@ impl Store {
         self.now()
     }
 
+    /// The id a new record of `collection` gets: one more than the largest, or than `floor`.
+    pub fn next_id(&self, collection: &str, floor: i64) -> i64 {
+        self.all(collection)
+            .iter()
+            .filter_map(|r| r.get("id").and_then(Value::as_i64))
+            .max()
+            .unwrap_or(floor)
+            + 1
+    }
+
     pub fn has(&self, collection: &str) -> bool {
         self.specs.contains_key(collection)
     }
@@ -321,14 +331,7 @@ impl Store {
         for (field, key) in spec.parents.iter().zip(&keys) {
             set_path(&mut record, field, key.clone());
         }
-        let id = self
-            .all(collection)
-            .iter()
-            .filter_map(|r| r.get("id").and_then(Value::as_i64))
-            .max()
-            .unwrap_or(0)
-            + 1;
-        record["id"] = json!(id);
+        record["id"] = json!(self.next_id(collection, 0));
         if spec.iid {
             let iid = self
                 .scoped(collection, ancestors)
