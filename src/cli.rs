@@ -114,11 +114,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let outcome = connection.dispatcher.call(&action, args, confirm).await;
             if json {
                 let result = serde_json::to_value(call_result(&outcome))?;
-                println!("{}", to_pretty(&result));
+                say!("{}", to_pretty(&result))?;
             } else {
-                println!("{}", outcome.text);
+                say!("{}", outcome.text)?;
                 if structured && let Some(value) = &outcome.structured {
-                    println!("\n---- structuredContent ----\n{}", to_pretty(value));
+                    say!("\n---- structuredContent ----\n{}", to_pretty(value))?;
                 }
             }
             Ok(if outcome.is_error {
@@ -139,15 +139,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 explain,
             });
             for hit in &found.hits {
-                println!(
+                say!(
                     "{:>5}  {:<28} {}",
                     hit.score,
                     hit.action.id,
                     hit.reasons.join("; ")
-                );
+                )?;
             }
             if !found.ambiguous.is_empty() {
-                println!("ambiguous: {}", found.ambiguous.join(", "));
+                say!("ambiguous: {}", found.ambiguous.join(", "))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -159,7 +159,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|a| crate::docs::catalog_entry(a))
                     .collect();
-                println!("{}", to_pretty(&Value::Array(entries)));
+                say!("{}", to_pretty(&Value::Array(entries)))?;
             } else {
                 for action in actions {
                     let flag = if action.safety.destructive {
@@ -169,13 +169,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     } else {
                         "write"
                     };
-                    println!(
+                    say!(
                         "{:<28} {:<6} {:<62} {}",
                         action.id,
                         action.method.as_str(),
                         action.path,
                         flag
-                    );
+                    )?;
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -188,7 +188,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(_) => crate::sandbox::Faults::default(),
             };
             let sandbox = crate::sandbox::Sandbox::start(listen, faults).await?;
-            println!("{}", sandbox.url());
+            say!("{}", sandbox.url())?;
             eprintln!(
                 "Sandbox GitLab on {} (API at /api/v4; token `{}` is alice, `{}` is bob). Ctrl-C stops it.",
                 sandbox.url(),
@@ -216,7 +216,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Codegen => {
-            print!("{}", include_str!(concat!(env!("OUT_DIR"), "/actions.rs")));
+            use std::io::Write as _;
+            std::io::stdout().write_all(include_bytes!(concat!(env!("OUT_DIR"), "/actions.rs")))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -37,11 +37,11 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         section(&format!(
             "Connected to {name} {version} over stdio (MCP {}), talking to the embedded sandbox GitLab",
             info.protocol_version
-        ));
+        ))?;
     }
     let tools = client.list_all_tools().await?;
     let bytes = serde_json::to_vec(&tools)?.len();
-    println!(
+    say!(
         "tools/list: {} tools, {bytes} bytes: {}",
         tools.len(),
         tools
@@ -49,7 +49,7 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
             .map(|t| t.name.as_ref())
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    )?;
 
     let steps: &[(&str, &str, Value)] = &[
         (
@@ -94,18 +94,18 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         ),
     ];
     for (title, tool, arguments) in steps {
-        section(title);
-        println!("→ {tool} {}\n", to_text(arguments));
+        section(title)?;
+        say!("→ {tool} {}\n", to_text(arguments))?;
         let arguments: Map<String, Value> = arguments.as_object().cloned().unwrap_or_default();
         let result = client
             .call_tool(CallToolRequestParams::new(*tool).with_arguments(arguments))
             .await?;
-        print_result(&result);
+        print_result(&result)?;
     }
 
-    section("Read the merge request as a resource");
+    section("Read the merge request as a resource")?;
     let uri = "gitlab://project/acme%2Fplatform%2Fapi/mr/42";
-    println!("→ resources/read {uri}\n");
+    say!("→ resources/read {uri}\n")?;
     let resource = client
         .read_resource(ReadResourceRequestParams::new(uri))
         .await?;
@@ -115,34 +115,35 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         } = contents
         {
             let shown: String = text.chars().take(300).collect();
-            println!(
+            say!(
                 "{} ({} bytes): {shown}…",
                 mime_type.unwrap_or_default(),
                 text.len()
-            );
+            )?;
         }
     }
     client.cancel().await?;
-    println!();
+    say!()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn section(title: &str) {
-    println!("\n━━ {title} ━━");
+fn section(title: &str) -> std::io::Result<()> {
+    say!("\n━━ {title} ━━")
 }
 
-fn print_result(result: &CallToolResult) {
+fn print_result(result: &CallToolResult) -> std::io::Result<()> {
     if result.is_error == Some(true) {
-        println!("isError: true");
+        say!("isError: true")?;
     }
     for block in &result.content {
         if let Some(text) = block.as_text() {
-            println!("{}", text.text);
+            say!("{}", text.text)?;
         } else if let Some(link) = block.as_resource_link() {
-            println!("\n[resource_link] {}", link.uri);
+            say!("\n[resource_link] {}", link.uri)?;
         }
     }
     if let Some(structured) = &result.structured_content {
-        println!("\n(structuredContent: {} bytes)", to_text(structured).len());
+        say!("\n(structuredContent: {} bytes)", to_text(structured).len())?;
     }
+    Ok(())
 }

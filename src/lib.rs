@@ -8,6 +8,15 @@
 //! `gitlab`, `output`) → `server` (MCP over rmcp) and `cli`; `sandbox` is an in-memory
 //! GitLab for demos, tests and benchmarks.
 
+/// `println!` that returns the write error instead of panicking, so `gitlab-mcp find … | head`
+/// ends quietly when the reader closes the pipe (`main` treats a broken pipe as success).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)
+    }};
+}
+
 pub mod catalog;
 pub mod cli;
 pub mod config;

@@ -21,11 +21,20 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
+        // The reader went away (`gitlab-mcp catalog | head`): nothing is wrong.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("gitlab-mcp: {error:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else.

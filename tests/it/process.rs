@@ -84,3 +84,26 @@ fn it_exits_on_sigterm_and_sigint() {
         );
     }
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    // `gitlab-mcp catalog | head -1`: the pipe closes after the first line.
+    let mut child = Command::new(BINARY)
+        .args(["catalog", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0_u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
