@@ -27,6 +27,7 @@ pub fn output<T: JsonSchema>() -> Value {
     let mut schema = generate::<T>(Contract::Serialize);
     compact(&mut schema, Keep::Types);
     shallow_definitions(&mut schema);
+    drop_unreferenced_definitions(&mut schema);
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         properties.insert(
             "next_steps".into(),
@@ -83,6 +84,41 @@ fn shallow_definitions(schema: &mut Value) {
         if let Some(object) = definition.as_object_mut() {
             object.retain(|key, _| key == "type" || key == "required");
         }
+    }
+}
+
+/// Once a list item's nested records are plain objects, their definitions (`UserRef` in a
+/// merge request list) are referenced by nothing; every tools/list would still carry them.
+fn drop_unreferenced_definitions(schema: &mut Value) {
+    let mut referenced = Vec::new();
+    collect_references(schema, &mut referenced);
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(definitions) = object.get_mut("$defs").and_then(Value::as_object_mut) {
+        definitions.retain(|name, _| referenced.iter().any(|r| r == name));
+        if definitions.is_empty() {
+            object.remove("$defs");
+        }
+    }
+}
+
+fn collect_references(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            for (key, value) in object {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => {
+                        found.push(target.trim_start_matches("#/$defs/").to_owned());
+                    }
+                    _ => collect_references(value, found),
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| collect_references(item, found)),
+        _ => {}
     }
 }
 
@@ -203,5 +239,31 @@ mod tests {
             "string"
         );
         assert_eq!(schema["required"], json!(["id"]));
+    }
+
+    #[derive(JsonSchema, serde::Serialize)]
+    struct Author {
+        username: String,
+    }
+
+    #[derive(JsonSchema, serde::Serialize)]
+    struct Row {
+        title: String,
+        author: Author,
+    }
+
+    #[derive(JsonSchema, serde::Serialize)]
+    struct Rows {
+        rows: Vec<Row>,
+    }
+
+    #[test]
+    fn list_items_keep_their_fields_and_nested_records_become_plain_objects() {
+        let schema = output::<Rows>();
+        let row = &schema["$defs"]["Row"];
+        assert_eq!(row["properties"]["title"], json!({"type": "string"}));
+        assert_eq!(row["properties"]["author"], json!({"type": "object"}));
+        // Nothing points at Author any more, so tools/list does not carry it.
+        assert!(schema["$defs"].get("Author").is_none(), "{schema}");
     }
 }

@@ -127,13 +127,21 @@ impl Surface {
 }
 
 /// MCP tool annotations from an action's (or a group's) safety flags.
+///
+/// Only what differs from the spec's defaults is sent (`openWorldHint` is true and
+/// `idempotentHint` false unless said otherwise, and the destructive and idempotent hints
+/// mean nothing on a read-only tool), so a read tool pays 20 bytes, not 90, in every
+/// tools/list. `readOnlyHint` is always explicit: clients decide on it whether to ask.
 fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> Value {
-    json!({
-        "readOnlyHint": read_only,
-        "destructiveHint": destructive,
-        "idempotentHint": idempotent,
-        "openWorldHint": true,
-    })
+    let mut hints = json!({"readOnlyHint": read_only});
+    if !read_only {
+        // The spec's default is destructive, so a safe write must say it is not.
+        hints["destructiveHint"] = json!(destructive);
+        if idempotent {
+            hints["idempotentHint"] = json!(true);
+        }
+    }
+    hints
 }
 
 /// Takes `confirm: true` out of the arguments, wherever a surface puts it.

@@ -103,25 +103,55 @@ async fn tools_carry_annotations_from_the_manifest() {
     for action in ACTIONS {
         let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap();
         let annotations = tool.annotations.as_ref().expect("annotations");
-        assert_eq!(
-            annotations.read_only_hint,
-            Some(action.safety.read_only),
-            "{}",
-            action.id
-        );
-        assert_eq!(
-            annotations.destructive_hint,
-            Some(action.safety.destructive),
-            "{}",
-            action.id
-        );
-        assert_eq!(
-            annotations.idempotent_hint,
-            Some(action.safety.idempotent),
-            "{}",
-            action.id
-        );
-        assert_eq!(annotations.open_world_hint, Some(true), "{}", action.id);
+        // What a client concludes, with the spec's defaults for what is left out.
+        let read_only = annotations.read_only_hint.unwrap_or(false);
+        assert_eq!(read_only, action.safety.read_only, "{}", action.id);
+        assert!(annotations.read_only_hint.is_some(), "{}", action.id);
+        assert!(annotations.open_world_hint.unwrap_or(true), "{}", action.id);
+        if !read_only {
+            assert_eq!(
+                annotations.destructive_hint.unwrap_or(true),
+                action.safety.destructive,
+                "{}",
+                action.id
+            );
+            assert_eq!(
+                annotations.idempotent_hint.unwrap_or(false),
+                action.safety.idempotent,
+                "{}",
+                action.id
+            );
+        }
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_meta_tool_is_as_risky_as_its_riskiest_action() {
+    let client = client(&[("TOOL_SURFACE", "meta")]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    for tool in &tools {
+        let domain = tool.name.trim_start_matches("gitlab_");
+        let actions: Vec<_> = ACTIONS.iter().filter(|a| a.domain == domain).collect();
+        assert!(!actions.is_empty(), "{}", tool.name);
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        let read_only = actions.iter().all(|a| a.safety.read_only);
+        let destructive = actions.iter().any(|a| a.safety.destructive);
+        assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
+        if !read_only {
+            assert_eq!(
+                annotations.destructive_hint.unwrap_or(true),
+                destructive,
+                "{}",
+                tool.name
+            );
+            assert_eq!(
+                annotations.idempotent_hint.unwrap_or(false),
+                actions.iter().all(|a| a.safety.idempotent),
+                "{}",
+                tool.name
+            );
+        }
     }
     client.cancel().await.unwrap();
 }
