@@ -46,7 +46,7 @@ pub fn entity_templates(dispatcher: &Dispatcher) -> Vec<EntityTemplate> {
 
 /// `gitlab://tools`: the visible tools and every action this instance can execute.
 pub fn manifest(surface: &Surface, dispatcher: &Dispatcher) -> Value {
-    let tools: Vec<&Value> = surface.tools().iter().map(|t| &t["name"]).collect();
+    let tools: Vec<&str> = surface.tools().iter().map(|t| t.name.as_ref()).collect();
     let actions: Vec<Value> = dispatcher
         .policy()
         .visible()

@@ -35,7 +35,6 @@ struct Inner {
     capability: CapabilitySurface,
     templates: Vec<EntityTemplate>,
     index: OnceLock<Index>,
-    tools: OnceLock<Vec<Tool>>,
 }
 
 impl GitlabServer {
@@ -48,7 +47,6 @@ impl GitlabServer {
                 capability,
                 templates,
                 index: OnceLock::new(),
-                tools: OnceLock::new(),
             }),
         }
     }
@@ -59,19 +57,6 @@ impl GitlabServer {
 
     pub fn dispatcher(&self) -> &Dispatcher {
         &self.inner.dispatcher
-    }
-
-    fn tools(&self) -> &[Tool] {
-        self.inner.tools.get_or_init(|| {
-            self.inner
-                .surface
-                .tools()
-                .iter()
-                .map(|tool| {
-                    serde_json::from_value(tool.clone()).expect("surface tools are MCP tools")
-                })
-                .collect()
-        })
     }
 
     fn index(&self) -> &Index {
@@ -166,11 +151,13 @@ impl ServerHandler for GitlabServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
+        Ok(ListToolsResult::with_all_items(
+            self.inner.surface.tools().to_vec(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools().iter().find(|t| t.name == name).cloned()
+        self.inner.surface.tool(name).cloned()
     }
 
     async fn call_tool(

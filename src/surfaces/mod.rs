@@ -14,6 +14,7 @@ mod meta;
 
 use std::sync::OnceLock;
 
+use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use crate::catalog::{Action, Args};
@@ -70,12 +71,12 @@ pub enum Route {
     Repair(String),
 }
 
-/// A surface with its tools built once.
+/// A surface with its tools built once, held in the one shape `tools/list` sends.
 pub struct Surface {
     pub kind: SurfaceKind,
     pub meta_schema: MetaSchema,
     policy: std::sync::Arc<Policy>,
-    tools: OnceLock<Vec<Value>>,
+    tools: OnceLock<Vec<Tool>>,
 }
 
 impl Surface {
@@ -88,18 +89,25 @@ impl Surface {
         }
     }
 
-    /// The tools in MCP wire shape (`name`, `title`, `description`, `inputSchema`,
-    /// `outputSchema`, `annotations`), ordered as the catalog is.
-    pub fn tools(&self) -> &[Value] {
-        self.tools.get_or_init(|| match self.kind {
-            SurfaceKind::Individual => individual::tools(&self.policy),
-            SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),
-            SurfaceKind::Dynamic => dynamic::tools(&self.policy),
+    /// The tools (`name`, `title`, `description`, `inputSchema`, `outputSchema`,
+    /// `annotations`), ordered as the catalog is. Each builder writes its tools as JSON,
+    /// which is read once into rmcp's `Tool`, so a server holds one copy.
+    pub fn tools(&self) -> &[Tool] {
+        self.tools.get_or_init(|| {
+            let tools = match self.kind {
+                SurfaceKind::Individual => individual::tools(&self.policy),
+                SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),
+                SurfaceKind::Dynamic => dynamic::tools(&self.policy),
+            };
+            tools
+                .into_iter()
+                .map(|tool| serde_json::from_value(tool).expect("surface tools are MCP tools"))
+                .collect()
         })
     }
 
-    pub fn tool(&self, name: &str) -> Option<&Value> {
-        self.tools().iter().find(|t| t["name"] == name)
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools().iter().find(|t| t.name == name)
     }
 
     /// Maps a call to what it asks for; `None` when no tool has this name.
