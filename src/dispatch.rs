@@ -8,14 +8,12 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::catalog::{self, Action, Args, ContentKind, ResourcePolicy, ResultShape};
-use crate::gitlab::{GitlabClient, GitlabError, Request, Response, encode_component};
-use crate::output::{Markdown, json};
-use crate::params;
+use crate::catalog::{self, Action, Args, ContentKind, Plan, ResourcePolicy, ResultShape};
+use crate::gitlab::{ErrorKind, GitlabClient, GitlabError, Request, Response};
+use crate::handlers;
+use crate::output::{Markdown, json, view};
 use crate::policy::{EmbeddedResources, Hidden, Policy};
 
 /// What a runner needs to talk to GitLab.
@@ -41,7 +39,7 @@ impl Context {
 /// Why a runner failed.
 #[derive(Debug)]
 pub enum ActionError {
-    /// The arguments do not fit the action (caught by `params::check` or by a handler).
+    /// The arguments do not fit the action (caught by a handler).
     InvalidParams(String),
     /// A get found nothing: reported as an informational not-found result.
     NotFound {
@@ -54,42 +52,6 @@ pub enum ActionError {
 impl From<GitlabError> for ActionError {
     fn from(error: GitlabError) -> Self {
         Self::Gitlab(error)
-    }
-}
-
-impl ActionError {
-    /// Turns a GitLab 404 into a not-found result about `kind` ("Merge Request").
-    pub fn or_not_found(self, kind: &'static str, what: impl FnOnce() -> String) -> Self {
-        match self {
-            Self::Gitlab(error) if error.is_not_found() => Self::NotFound { kind, what: what() },
-            other => other,
-        }
-    }
-}
-
-/// Decodes checked arguments into an action's typed parameters.
-pub fn decode<T: DeserializeOwned>(args: Args) -> Result<T, ActionError> {
-    serde_json::from_value(Value::Object(args))
-        .map_err(|error| ActionError::InvalidParams(error.to_string()))
-}
-
-/// A runner's successful result: its Markdown and its structured value.
-pub struct Rendered {
-    pub markdown: Markdown,
-    pub structured: Map<String, Value>,
-}
-
-impl Rendered {
-    pub fn new(output: &impl Serialize, markdown: Markdown) -> Result<Self, ActionError> {
-        match serde_json::to_value(output) {
-            Ok(Value::Object(structured)) => Ok(Self {
-                markdown,
-                structured,
-            }),
-            _ => Err(ActionError::InvalidParams(
-                "the result is not a JSON object".into(),
-            )),
-        }
     }
 }
 
@@ -208,12 +170,12 @@ impl Dispatcher {
         }
         // `confirm` is a control flag, accepted among the params on every surface.
         let confirm = confirm | matches!(args.remove("confirm"), Some(Value::Bool(true)));
-        let args = match params::check(action, args) {
-            Ok(args) => args,
+        let plan = match (action.plan)(action, args) {
+            Ok(plan) => plan,
             Err(problems) => return self.finish(Outcome::error(problems.message())),
         };
         if action.is_mutation() && self.policy.safe_mode {
-            return self.finish(Outcome::error(safe_mode_preview(action, &args)));
+            return self.finish(Outcome::error(safe_mode_preview(action, &plan.request)));
         }
         if self.policy.needs_confirmation(action) && !confirm {
             return self.finish(Outcome::error(format!(
@@ -223,29 +185,60 @@ impl Dispatcher {
             )));
         }
 
-        let outcome = match (action.run)(&self.context, args.clone()).await {
-            Ok(rendered) => self.success(action, &args, rendered),
-            Err(ActionError::NotFound { kind, what }) => {
-                let mut markdown = Markdown::new();
-                markdown.not_found(kind, &what);
-                markdown.next_steps(&self.not_found_steps(action));
-                Outcome::error(markdown.into_string())
-            }
-            Err(ActionError::InvalidParams(message)) => {
-                Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id))
-            }
-            Err(ActionError::Gitlab(error)) => {
-                Outcome::error(format!("`{}` failed. {}", action.id, error.explain()))
-            }
+        let outcome = match self.execute(action, &plan).await {
+            Ok(value) => self.success(action, &plan.args, value),
+            Err(error) => self.failure(action, &plan.args, error),
         };
         self.finish(outcome)
     }
 
-    fn success(&self, action: &'static Action, args: &Args, rendered: Rendered) -> Outcome {
-        let Rendered {
-            mut markdown,
-            mut structured,
-        } = rendered;
+    /// Calls GitLab (or the action's handler) and returns the result's full structure.
+    async fn execute(&self, action: &'static Action, plan: &Plan) -> Result<Value, ActionError> {
+        if let Some(name) = action.handler {
+            let run = handlers::find(name).ok_or_else(|| {
+                ActionError::InvalidParams(format!("no handler named `{name}` is built in"))
+            })?;
+            return run(&self.context, plan).await;
+        }
+        let response = self.context.send(plan.request.clone()).await?;
+        Ok(decode(action, &plan.args, &response)?)
+    }
+
+    fn failure(&self, action: &'static Action, args: &Args, error: ActionError) -> Outcome {
+        let not_found = |kind: &str, what: &str| {
+            let mut markdown = Markdown::new();
+            markdown.not_found(kind, what);
+            markdown.next_steps(&self.not_found_steps(action));
+            Outcome::error(markdown.into_string())
+        };
+        match error {
+            ActionError::NotFound { kind, what } => not_found(kind, &what),
+            ActionError::Gitlab(error) if error.is_not_found() && action.not_found.is_some() => {
+                let kind = action.result.entity().map_or("", |entity| entity.kind);
+                not_found(
+                    kind,
+                    &catalog::fill(action.not_found.unwrap_or_default(), args),
+                )
+            }
+            ActionError::InvalidParams(message) => {
+                Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id))
+            }
+            ActionError::Gitlab(error) => {
+                Outcome::error(format!("`{}` failed. {}", action.id, error.explain()))
+            }
+        }
+    }
+
+    fn success(&self, action: &'static Action, args: &Args, mut value: Value) -> Outcome {
+        let mut markdown = Markdown::new();
+        view::render(&action.view, &action.result, args, &value, &mut markdown);
+        strip_content_only(&action.result, &mut value);
+        let Value::Object(mut structured) = value else {
+            return Outcome::error(format!(
+                "`{}` failed: the result is not a JSON object.",
+                action.id
+            ));
+        };
         let pagination = structured.get("pagination").cloned();
         let steps = self.next_steps(action, args, pagination.as_ref());
         markdown.next_steps(&steps);
@@ -284,7 +277,7 @@ impl Dispatcher {
             }
             steps.push(format!(
                 "{}: `{}`",
-                fill(hint.text, args, false),
+                catalog::fill(hint.text, args),
                 hint.action
             ));
         }
@@ -319,9 +312,9 @@ impl Dispatcher {
             (ResourcePolicy::Always, EmbeddedResources::Off) => EmbeddedResources::Link,
             (_, mode) => mode,
         };
-        let uri = fill(spec.uri, args, true);
+        let uri = catalog::fill_uri(spec.uri, args);
         let kind = match action.result {
-            ResultShape::Single { entity } => entity,
+            ResultShape::Single { entity } => entity.name,
             _ => action.domain,
         };
         let embedded = (mode == EmbeddedResources::Embed).then(|| json::to_text(structured));
@@ -367,20 +360,60 @@ fn redact_value(value: &mut Value, token: &str) {
     }
 }
 
-/// Fills `{param}` placeholders from checked arguments; `encode` applies RFC 6570 simple
-/// expansion (every character outside `A-Z a-z 0-9 - . _ ~` percent-encoded).
-fn fill(template: &str, args: &Args, encode: bool) -> String {
-    crate::text::fill_placeholders(template, |name| {
-        let value = match args.get(name)? {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        Some(if encode {
-            encode_component(&value)
-        } else {
-            value
-        })
-    })
+/// The structure of a GitLab answer, fitted to the action's result shape.
+fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value, GitlabError> {
+    let misfit = |message: String| {
+        GitlabError::new(
+            ErrorKind::BadResponse,
+            format!("a field is missing or has the wrong type ({message})"),
+        )
+    };
+    match action.result {
+        ResultShape::Single { entity } => {
+            catalog::conform(response.value()?, entity).map_err(misfit)
+        }
+        ResultShape::List {
+            entity,
+            key,
+            paginated,
+            from_map,
+        } => {
+            let items = match from_map {
+                Some((key_field, value_field)) => response.map_entries(key_field, value_field),
+                None => response.list(),
+            }?;
+            let items = items
+                .into_iter()
+                .map(|item| catalog::conform(item, entity))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(misfit)?;
+            let mut structured = Map::new();
+            structured.insert(key.to_owned(), Value::Array(items));
+            if paginated {
+                let pagination = serde_json::to_value(response.pagination()).unwrap_or_default();
+                structured.insert("pagination".into(), pagination);
+            }
+            Ok(Value::Object(structured))
+        }
+        ResultShape::Message { text } => {
+            Ok(serde_json::json!({"message": catalog::fill(text, args)}))
+        }
+    }
+}
+
+/// The structure without its content-only fields: those bodies are in the Markdown.
+fn strip_content_only(shape: &ResultShape, value: &mut Value) {
+    match shape {
+        ResultShape::Single { entity } => catalog::strip_content_only(value, entity),
+        ResultShape::List { entity, key, .. } => {
+            if let Some(Value::Array(items)) = value.get_mut(*key) {
+                for item in items {
+                    catalog::strip_content_only(item, entity);
+                }
+            }
+        }
+        ResultShape::Message { .. } => {}
+    }
 }
 
 fn lookup_failure(name: &str, lookup: &Lookup) -> String {
@@ -418,14 +451,7 @@ fn lookup_failure(name: &str, lookup: &Lookup) -> String {
     }
 }
 
-fn safe_mode_preview(action: &Action, args: &Args) -> String {
-    let request = match (action.preview)(args.clone()) {
-        Ok(request) => request,
-        Err(ActionError::InvalidParams(message)) => {
-            return format!("Invalid parameters for `{}`: {message}", action.id);
-        }
-        Err(_) => return format!("Safe mode is on: `{}` was not executed.", action.id),
-    };
+fn safe_mode_preview(action: &Action, request: &Request) -> String {
     let target = request.target().unwrap_or_else(|_| action.path.to_owned());
     let mut markdown = Markdown::new();
     markdown.note(&format!(
@@ -437,26 +463,4 @@ fn safe_mode_preview(action: &Action, args: &Args) -> String {
     }
     markdown.paragraph("Turn safe mode off to make the change.");
     markdown.into_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn fill_expands_rfc6570_simple() {
-        let args = json!({"project_id": "group/project", "label_id": "priority::high", "merge_request_iid": 12});
-        let args = args.as_object().unwrap();
-        assert_eq!(
-            fill(
-                "gitlab://project/{project_id}/mr/{merge_request_iid}",
-                args,
-                true
-            ),
-            "gitlab://project/group%2Fproject/mr/12"
-        );
-        assert_eq!(fill("{label_id}", args, true), "priority%3A%3Ahigh");
-        assert_eq!(fill("in {project_id}", args, false), "in group/project");
-    }
 }

@@ -57,13 +57,14 @@ pub fn catalog_entry(action: &Action) -> Value {
         })
         .collect();
     let result = match action.result {
-        ResultShape::Single { entity } => json!({"shape": "single", "entity": entity}),
+        ResultShape::Single { entity } => json!({"shape": "single", "entity": entity.name}),
         ResultShape::List {
             entity,
             key,
             paginated,
-        } => json!({"shape": "list", "entity": entity, "key": key, "paginated": paginated}),
-        ResultShape::Message => json!({"shape": "message"}),
+            ..
+        } => json!({"shape": "list", "entity": entity.name, "key": key, "paginated": paginated}),
+        ResultShape::Message { .. } => json!({"shape": "message"}),
     };
     let mut entry = json!({
         "id": action.id,
@@ -115,7 +116,7 @@ fn template_action(action: &Action) -> Value {
 
 /// The fields of an action's result (for a list, of its items), as `name (type)`.
 fn output_fields(action: &Action) -> Vec<String> {
-    let schema = (action.output_schema)();
+    let schema = action.output_schema();
     let properties = match action.result {
         ResultShape::List { key, .. } => {
             let reference = schema["properties"][key]["items"]["$ref"]

@@ -2,14 +2,16 @@
 //!
 //! The generated catalog (`catalog::generated`) imports only this module, so the surface
 //! between generated and hand-written code is visible in one place. Adding a name here is
-//! an API decision: generated code will come to depend on it.
+//! an API decision: generated code will come to depend on it, and the generator must
+//! reserve it (`RESERVED_TYPES` in `src/codegen/resolve.rs`; a test keeps the two in step).
 
+pub use crate::catalog::generated::enums::*;
 pub use crate::catalog::generated::types::*;
 pub use crate::catalog::{
-    Action, ActionFuture, Args, DomainInfo, Hint, Location, ParamSpec, ParamType, ResourcePolicy,
-    ResourceSpec, ResultShape, Safety,
+    Action, ActionParams, ArgReader, CellKind, DomainInfo, Entity, FenceLanguage, Field, FieldType,
+    FieldView, Hint, Location, ParamEnum, ParamSpec, ParamType, Reference, ResourcePolicy,
+    ResourceSpec, ResultShape, Safety, View, plan,
 };
-pub use crate::dispatch::{ActionError, Context, Rendered, decode};
-pub use crate::gitlab::{Method, Pagination, PathOrId, Request, WireText, WireValue};
-pub use crate::output::{Done, Markdown, cell, format};
-pub use crate::schema;
+pub use crate::gitlab::{Method, PathOrId, Request};
+pub use crate::output::Done;
+pub use crate::param_enum;

@@ -65,8 +65,8 @@ pub fn manifest(surface: &Surface, dispatcher: &Dispatcher) -> Value {
 pub fn action(surface: &Surface, action: &Action) -> Value {
     let mut entry = crate::docs::catalog_entry(action);
     entry["call"] = surface.call_shape(action);
-    entry["input_schema"] = (action.input_schema)();
-    entry["output_schema"] = (action.output_schema)();
+    entry["input_schema"] = action.input_schema();
+    entry["output_schema"] = action.output_schema();
     entry
 }
 
@@ -135,7 +135,7 @@ pub fn entity_text(structured: &Map<String, Value>) -> String {
 /// A readable title for a template, from the entity type its action returns.
 pub fn template_title(template: &EntityTemplate) -> String {
     match template.action.result {
-        ResultShape::Single { entity } => entity.to_owned(),
+        ResultShape::Single { entity } => entity.name.to_owned(),
         _ => template.action.title.to_owned(),
     }
 }

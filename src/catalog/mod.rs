@@ -1,14 +1,25 @@
 //! The action catalog: the one list every surface, doc and test is derived from.
 //!
 //! `build.rs` generates the entries (`generated`) from `actions/*.yaml`; this module defines
-//! the shape of an entry and the lookups over the list. It knows nothing of MCP, HTTP or
-//! Markdown: an entry points at its generated runner, and the dispatcher calls it.
+//! the shape of an entry and the lookups over the list. An entry is data plus one function,
+//! `plan`, which checks a call's arguments into the action's typed params and request. The
+//! catalog knows nothing of MCP, Markdown or the network, and imports nothing from the
+//! dispatcher: the dispatcher reads entries and runs them.
 
-use std::future::Future;
-use std::pin::Pin;
+mod args;
+mod conform;
+mod entity;
+mod template;
 
-use crate::dispatch::{ActionError, Rendered};
-use crate::gitlab::{Method, Request};
+pub use args::{
+    ActionParams, ArgReader, FromParam, ParamEnum, ParamProblems, Plan, accepted, enum_from_param,
+    plan,
+};
+pub use conform::{conform, strip_content_only};
+pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
+pub use template::{fill, fill_uri};
+
+use crate::gitlab::Method;
 
 pub mod generated {
     //! The code `build.rs` generates from `actions/*.yaml`.
@@ -23,10 +34,6 @@ pub use generated::{ACTIONS, DOMAINS};
 
 /// The arguments of one call, as the client sent them (after alias normalisation).
 pub type Args = serde_json::Map<String, serde_json::Value>;
-
-/// What a generated runner returns.
-pub type ActionFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<Rendered, ActionError>> + Send + 'a>>;
 
 /// One GitLab operation, as declared in the manifest.
 #[derive(Debug)]
@@ -47,15 +54,20 @@ pub struct Action {
     pub handler: Option<&'static str>,
     pub params: &'static [ParamSpec],
     pub result: ResultShape,
+    pub view: View,
     pub safety: Safety,
     pub resource: Option<ResourceSpec>,
+    /// For a single-entity read: what is missing when GitLab answers 404 (a template).
+    pub not_found: Option<&'static str>,
     pub hints: &'static [Hint],
     /// Example arguments, as JSON text.
     pub example: &'static str,
-    pub input_schema: fn() -> serde_json::Value,
-    pub output_schema: fn() -> serde_json::Value,
-    pub run: for<'a> fn(&'a crate::dispatch::Context, Args) -> ActionFuture<'a>,
-    pub preview: fn(Args) -> Result<Request, ActionError>,
+    /// The input schema, as JSON text (generated at build time).
+    pub input_schema_json: &'static str,
+    /// The output schema, as JSON text (generated at build time).
+    pub output_schema_json: &'static str,
+    /// Checks a call's arguments: `catalog::plan` with this action's `Params`.
+    pub plan: fn(&'static Action, Args) -> Result<Plan, ParamProblems>,
 }
 
 #[derive(Debug)]
@@ -75,6 +87,66 @@ pub struct ParamSpec {
     pub aliases: &'static [&'static str],
     /// GitLab's name for the parameter, where it differs from ours.
     pub api_name: &'static str,
+}
+
+impl ParamSpec {
+    /// A parameter with no extras: optional, any value of its type, sent under its name.
+    pub const fn new(name: &'static str, ty: ParamType, location: Location) -> Self {
+        Self {
+            name,
+            ty,
+            required: false,
+            location,
+            description: "",
+            values: &[],
+            default: None,
+            minimum: None,
+            maximum: None,
+            aliases: &[],
+            api_name: name,
+        }
+    }
+
+    pub const fn describe(mut self, description: &'static str) -> Self {
+        self.description = description;
+        self
+    }
+
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    pub const fn values(mut self, values: &'static [&'static str]) -> Self {
+        self.values = values;
+        self
+    }
+
+    /// The default, as JSON text.
+    pub const fn default(mut self, json: &'static str) -> Self {
+        self.default = Some(json);
+        self
+    }
+
+    pub const fn minimum(mut self, minimum: i64) -> Self {
+        self.minimum = Some(minimum);
+        self
+    }
+
+    pub const fn maximum(mut self, maximum: i64) -> Self {
+        self.maximum = Some(maximum);
+        self
+    }
+
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    pub const fn api_name(mut self, api_name: &'static str) -> Self {
+        self.api_name = api_name;
+        self
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,17 +199,129 @@ pub enum Location {
 }
 
 /// The shape of an action's structured result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum ResultShape {
-    Single {
-        entity: &'static str,
-    },
+    /// One entity: its fields plus `next_steps`.
+    Single { entity: &'static Entity },
+    /// `{"<key>": [...], "pagination": {...}}`.
     List {
-        entity: &'static str,
+        entity: &'static Entity,
         key: &'static str,
         paginated: bool,
+        /// GitLab answers with an object whose entries become items: `(key field, value field)`.
+        from_map: Option<(&'static str, &'static str)>,
     },
-    Message,
+    /// No entity, only a confirmation: `{"message": ...}` (a template).
+    Message { text: &'static str },
+}
+
+impl ResultShape {
+    pub const fn single(entity: &'static Entity) -> Self {
+        Self::Single { entity }
+    }
+
+    /// A list GitLab pages with its `X-Page` headers.
+    pub const fn paginated(entity: &'static Entity, key: &'static str) -> Self {
+        Self::List {
+            entity,
+            key,
+            paginated: true,
+            from_map: None,
+        }
+    }
+
+    /// A list GitLab sends whole.
+    pub const fn list(entity: &'static Entity, key: &'static str) -> Self {
+        Self::List {
+            entity,
+            key,
+            paginated: false,
+            from_map: None,
+        }
+    }
+
+    /// A list read from an object's entries: `{"Rust": 78.4}` → `{key_field, value_field}`.
+    pub const fn from_map(
+        entity: &'static Entity,
+        key: &'static str,
+        key_field: &'static str,
+        value_field: &'static str,
+    ) -> Self {
+        Self::List {
+            entity,
+            key,
+            paginated: false,
+            from_map: Some((key_field, value_field)),
+        }
+    }
+
+    pub const fn message(text: &'static str) -> Self {
+        Self::Message { text }
+    }
+
+    pub fn entity(&self) -> Option<&'static Entity> {
+        match self {
+            Self::Single { entity } | Self::List { entity, .. } => Some(entity),
+            Self::Message { .. } => None,
+        }
+    }
+}
+
+/// How the Markdown of a result is laid out. Headings are templates in the action's
+/// required parameters.
+#[derive(Debug, Clone, Copy)]
+pub enum View {
+    Card {
+        /// A heading of the action's own instead of `<Kind> <ref>: <title>`.
+        heading: Option<&'static str>,
+        /// For a mutation: `## Merge Request !12 merged: Fix login`.
+        verb: Option<&'static str>,
+        rows: &'static [FieldView],
+    },
+    Table {
+        heading: &'static str,
+        columns: &'static [FieldView],
+    },
+    Message {
+        heading: &'static str,
+    },
+}
+
+impl View {
+    /// The entity's own card, under `<Kind> <ref>: <title>`.
+    pub const fn card(rows: &'static [FieldView]) -> Self {
+        Self::Card {
+            heading: None,
+            verb: None,
+            rows,
+        }
+    }
+
+    /// A mutation's card: `<Kind> <ref> <verb>: <title>`.
+    pub const fn card_verb(verb: &'static str, rows: &'static [FieldView]) -> Self {
+        Self::Card {
+            heading: None,
+            verb: Some(verb),
+            rows,
+        }
+    }
+
+    /// A card under a heading of the action's own (a template).
+    pub const fn card_headed(heading: &'static str, rows: &'static [FieldView]) -> Self {
+        Self::Card {
+            heading: Some(heading),
+            verb: None,
+            rows,
+        }
+    }
+
+    pub const fn table(heading: &'static str, columns: &'static [FieldView]) -> Self {
+        Self::Table { heading, columns }
+    }
+
+    pub const fn message(heading: &'static str) -> Self {
+        Self::Message { heading }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,11 +331,36 @@ pub struct Safety {
     pub idempotent: bool,
 }
 
+impl Safety {
+    /// Reads only.
+    pub const READ_ONLY: Self = Self::new(true, false, true);
+    /// Changes something; doing it twice does it twice (a comment, a pipeline).
+    pub const WRITE: Self = Self::new(false, false, false);
+    /// Changes something; doing it twice is the same as once (an update, a retry).
+    pub const IDEMPOTENT_WRITE: Self = Self::new(false, false, true);
+    /// Destroys or irreversibly changes something; needs confirmation.
+    pub const DESTRUCTIVE: Self = Self::new(false, true, true);
+
+    pub const fn new(read_only: bool, destructive: bool, idempotent: bool) -> Self {
+        Self {
+            read_only,
+            destructive,
+            idempotent,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct ResourceSpec {
     pub policy: ResourcePolicy,
     /// `gitlab://` URI template in the action's own parameter names.
     pub uri: &'static str,
+}
+
+impl ResourceSpec {
+    pub const fn new(policy: ResourcePolicy, uri: &'static str) -> Self {
+        Self { policy, uri }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +375,12 @@ pub enum ResourcePolicy {
 pub struct Hint {
     pub action: &'static str,
     pub text: &'static str,
+}
+
+impl Hint {
+    pub const fn new(action: &'static str, text: &'static str) -> Self {
+        Self { action, text }
+    }
 }
 
 /// A domain of the catalog (`merge_request`, `pipeline`, ...).
@@ -185,6 +400,32 @@ pub enum ContentKind {
 }
 
 impl Action {
+    /// What a generated entry leaves out when it is the usual: no aliases, no handler, no
+    /// resource, no not-found text. (Every other field is always written out.)
+    pub const DEFAULTS: Self = Self {
+        id: "",
+        domain: "",
+        name: "",
+        title: "",
+        description: "",
+        tags: &[],
+        aliases: &[],
+        method: Method::Get,
+        path: "",
+        handler: None,
+        params: &[],
+        result: ResultShape::Message { text: "" },
+        view: View::Message { heading: "" },
+        safety: Safety::READ_ONLY,
+        resource: None,
+        not_found: None,
+        hints: &[],
+        example: "{}",
+        input_schema_json: "{}",
+        output_schema_json: "{}",
+        plan: plan::<NoParams>,
+    };
+
     pub fn content_kind(&self) -> ContentKind {
         match (self.safety.read_only, self.result) {
             (false, _) => ContentKind::Mutation,
@@ -212,6 +453,30 @@ impl Action {
 
     pub fn is_mutation(&self) -> bool {
         !self.safety.read_only
+    }
+
+    /// The JSON Schema of the params (without the `confirm` flag surfaces add).
+    pub fn input_schema(&self) -> serde_json::Value {
+        serde_json::from_str(self.input_schema_json).unwrap_or_default()
+    }
+
+    /// The JSON Schema every structured result of this action validates against.
+    pub fn output_schema(&self) -> serde_json::Value {
+        serde_json::from_str(self.output_schema_json).unwrap_or_default()
+    }
+}
+
+/// The params of `Action::DEFAULTS`: none.
+#[derive(Debug)]
+pub struct NoParams;
+
+impl ActionParams for NoParams {
+    fn check(_: &mut ArgReader) -> Self {
+        Self
+    }
+
+    fn request(&self) -> crate::gitlab::Request {
+        crate::gitlab::Request::new(Method::Get)
     }
 }
 

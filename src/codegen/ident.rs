@@ -43,6 +43,22 @@ pub fn camel(name: &str) -> Ident {
     Ident::new(&out, Span::call_site())
 }
 
+/// A static's name: `MergeRequest` → `MERGE_REQUEST`.
+pub fn screaming(name: &str) -> Ident {
+    let mut out = String::new();
+    let mut previous: Option<char> = None;
+    for ch in name.chars() {
+        if ch.is_ascii_uppercase()
+            && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+        {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_uppercase());
+        previous = Some(ch);
+    }
+    Ident::new(&out, Span::call_site())
+}
+
 /// One `#[doc = " line"]` per line of text, so the output reads as `///` comments.
 pub fn doc(text: &str) -> TokenStream {
     let lines = wrap(text, 96);

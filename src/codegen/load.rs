@@ -128,8 +128,3 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
         Err(diagnostics)
     }
 }
-
-/// Converts a YAML value (an example or a default) to JSON text, for the generated code.
-pub fn yaml_to_json(value: &serde_yaml::Value) -> Result<serde_json::Value, String> {
-    serde_json::to_value(value).map_err(|error| error.to_string())
-}

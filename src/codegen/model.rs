@@ -55,7 +55,7 @@ pub struct ActionDef {
     pub not_found: Option<String>,
     #[serde(default)]
     pub hints: Vec<HintDef>,
-    pub example: IndexMap<String, serde_yaml::Value>,
+    pub example: IndexMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -84,7 +84,7 @@ pub struct ParamDef {
     #[serde(rename = "enum", default)]
     pub values: Option<Vec<String>>,
     #[serde(default)]
-    pub default: Option<serde_yaml::Value>,
+    pub default: Option<serde_json::Value>,
     #[serde(default)]
     pub minimum: Option<i64>,
     #[serde(default)]

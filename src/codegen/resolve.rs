@@ -11,7 +11,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 
 use super::Diagnostic;
-use super::load::{Manifest, yaml_to_json};
+use super::load::Manifest;
 use super::model::{
     ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation,
     ResourcePolicy, SafetyDef, TypeDef,
@@ -19,7 +19,18 @@ use super::model::{
 
 pub struct Catalog {
     pub types: Vec<EntityType>,
+    /// Enumerated parameter types, one per distinct set of values under a name.
+    pub enums: Vec<EnumType>,
     pub domains: Vec<Domain>,
+}
+
+/// An enumerated parameter type, shared by every parameter with the same name and values.
+pub struct EnumType {
+    pub name: String,
+    /// `(variant, value)` pairs, in declaration order.
+    pub variants: Vec<(String, String)>,
+    /// `action.param` of each user, for the doc comment.
+    pub users: Vec<String>,
 }
 
 pub struct Domain {
@@ -53,7 +64,7 @@ pub struct Action {
 }
 
 pub enum Segment {
-    Literal(String),
+    Literal,
     Param(String),
 }
 
@@ -69,6 +80,8 @@ pub struct Param {
     pub location: ParamLocation,
     pub aliases: Vec<String>,
     pub api_name: String,
+    /// The generated enum of an enumerated parameter (`EnumType::name`).
+    pub enum_type: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -191,10 +204,72 @@ pub enum FieldType {
     List(Box<FieldType>),
 }
 
-/// Names a generated type may not take: generated code uses them from the std prelude.
-const RESERVED_TYPES: &[&str] = &[
-    "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box", "Default", "Self",
+/// Type names generated code already uses: what `src/prelude.rs` exports, the items every
+/// action module declares, and the std prelude's. An entity or enum type of one of these
+/// names would shadow it. (A test keeps this list in step with the prelude.)
+pub const RESERVED_TYPES: &[&str] = &[
+    // src/prelude.rs
+    "Action",
+    "ActionParams",
+    "ArgReader",
+    "CellKind",
+    "DomainInfo",
+    "Done",
+    "Entity",
+    "Field",
+    "FenceLanguage",
+    "FieldType",
+    "FieldView",
+    "Hint",
+    "Location",
+    "Method",
+    "ParamEnum",
+    "ParamSpec",
+    "ParamType",
+    "PathOrId",
+    "Reference",
+    "Request",
+    "ResourcePolicy",
+    "ResourceSpec",
+    "ResultShape",
+    "Safety",
+    "View",
+    // every action module
+    "Params",
+    "Output",
+    // the std prelude
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "Default",
+    "Self",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Sized",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Iterator",
+    "ToString",
+    "ToOwned",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Into",
+    "From",
 ];
+/// Names that cannot be Rust identifiers even in raw form (`r#self` is not allowed).
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 const SCALARS: &[&str] = &[
     "string", "integer", "number", "boolean", "datetime", "date", "url",
 ];
@@ -222,12 +297,15 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
         }
     }
 
-    let mut domains = Vec::new();
+    let mut domains: Vec<Domain> = Vec::new();
     for (path, file) in &manifest.domains {
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or_default();
+        if let Err(problem) = check_identifier(&file.domain) {
+            diagnostics.push(Diagnostic::file(path, format!("key `domain`: {problem}")));
+        }
         if stem != file.domain {
             diagnostics.push(Diagnostic::file(
                 path,
@@ -259,9 +337,14 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
     }
 
     check_catalog_wide(&manifest, &domains, &mut diagnostics);
+    let enums = assign_enums(&manifest, &mut domains, &types, &mut diagnostics);
 
     if diagnostics.is_empty() {
-        Ok(Catalog { types, domains })
+        Ok(Catalog {
+            types,
+            enums,
+            domains,
+        })
     } else {
         Err(diagnostics)
     }
@@ -295,15 +378,17 @@ fn resolve_types(
                 format!("type `{name}`: key `{key}`: {message}"),
             ));
         };
-        if RESERVED_TYPES.contains(&name.as_str())
-            || !name.starts_with(|c: char| c.is_ascii_uppercase())
+        if RESERVED_TYPES.contains(&name.as_str()) {
+            error(
+                "",
+                "generated code already uses this name (`RESERVED_TYPES` in src/codegen/resolve.rs lists them); rename the type".into(),
+            );
+        } else if !name.starts_with(|c: char| c.is_ascii_uppercase())
+            || !name.chars().all(|c| c.is_ascii_alphanumeric())
         {
             error(
                 "",
-                format!(
-                    "type names are CamelCase and not one of {}",
-                    RESERVED_TYPES.join(", ")
-                ),
+                "type names are CamelCase: letters and digits, starting with a capital".into(),
             );
         }
         let parent = def.from.as_ref().and_then(|parent| {
@@ -315,6 +400,10 @@ fn resolve_types(
         });
         let mut fields = Vec::new();
         for (field_name, field_def) in &def.fields {
+            if let Err(problem) = check_identifier(field_name) {
+                error(&format!("fields.{field_name}"), problem);
+                continue;
+            }
             let inherited: FieldDef = match (field_def.ty.is_none(), parent) {
                 (true, Some(parent)) => match parent.fields.get(field_name) {
                     Some(parent_def) => merge_field(parent_def, field_def),
@@ -517,7 +606,7 @@ fn humanize_type(name: &str) -> String {
 
 /// `order_by` → `OrderBy`, as `ident::camel` names the generated enum.
 fn camel_case(name: &str) -> String {
-    name.split('_')
+    name.split(|c: char| !c.is_ascii_alphanumeric())
         .map(|part| {
             let mut chars = part.chars();
             chars
@@ -723,8 +812,8 @@ fn resolve_action(
     types: &[EntityType],
 ) -> Option<Action> {
     let errors_before = scope.diagnostics.len();
-    if !is_identifier(name) {
-        scope.error("", "action names are lower_snake_case");
+    if let Err(problem) = check_identifier(name) {
+        scope.error("", format!("the action name: {problem}"));
     }
     if def.title.len() > MAX_TITLE {
         scope.error(
@@ -829,13 +918,12 @@ fn resolve_action(
         .map(|hint| (hint.action.clone(), normalize_space(&hint.text)))
         .collect();
 
-    let example = match yaml_to_json(&serde_yaml::to_value(&def.example).unwrap_or_default()) {
-        Ok(value) => value,
-        Err(error) => {
-            scope.error("example", error);
-            serde_json::Value::Null
-        }
-    };
+    let example = serde_json::Value::Object(
+        def.example
+            .iter()
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+    );
     if let serde_json::Value::Object(example) = &example {
         for (key, value) in example {
             match params.iter().find(|p| &p.name == key) {
@@ -904,7 +992,7 @@ fn parse_path(scope: &mut Scope<'_>, path: &str) -> Vec<Segment> {
                 format!("bad segment `{part}`: use `{{param}}` placeholders and plain literals"),
             );
         } else {
-            segments.push(Segment::Literal(part.to_owned()));
+            segments.push(Segment::Literal);
         }
     }
     segments
@@ -921,7 +1009,7 @@ fn resolve_params(
         .iter()
         .filter_map(|s| match s {
             Segment::Param(name) => Some(name.as_str()),
-            Segment::Literal(_) => None,
+            Segment::Literal => None,
         })
         .collect();
     let mut defs: Vec<(String, ParamDef)> = def
@@ -941,8 +1029,9 @@ fn resolve_params(
     let mut seen_names = BTreeSet::new();
     for (name, local) in defs {
         let key = format!("params.{name}");
-        if !is_identifier(&name) {
-            scope.error(&key, "parameter names are lower_snake_case");
+        if let Err(problem) = check_identifier(&name) {
+            scope.error(&key, problem);
+            continue;
         }
         let merged = match (local.ty.is_none(), shared.get(&name)) {
             (true, Some(base)) => ParamDef {
@@ -1019,23 +1108,26 @@ fn resolve_params(
             continue;
         };
         let values = merged.values.clone().unwrap_or_default();
-        if !values.is_empty() && RESERVED_TYPES.contains(&camel_case(&name).as_str()) {
-            scope.error(
-                &key,
-                "an enumerated parameter's type would shadow a std name; rename the parameter",
-            );
+        let mut variants = BTreeMap::new();
+        for value in &values {
+            if let Some(other) = variants.insert(variant_name(value), value) {
+                scope.error(
+                    &format!("{key}.enum"),
+                    format!("`{other}` and `{value}` would be the same Rust variant"),
+                );
+            }
         }
         if !values.is_empty() && ty != ParamType::String {
             scope.error(&format!("{key}.enum"), "only string parameters take `enum`");
         }
         let default = match &merged.default {
             None => None,
-            Some(value) => match yaml_to_json(value) {
-                Ok(value)
-                    if ty.accepts(&value)
-                        && (values.is_empty() || values.iter().any(|v| &value == v)) =>
+            Some(value) => match value {
+                value
+                    if ty.accepts(value)
+                        && (values.is_empty() || values.iter().any(|v| value == v)) =>
                 {
-                    Some(value)
+                    Some(value.clone())
                 }
                 _ => {
                     scope.error(
@@ -1092,6 +1184,7 @@ fn resolve_params(
             maximum: merged.maximum,
             location,
             aliases,
+            enum_type: None,
         });
     }
     for placeholder in path_params {
@@ -1268,6 +1361,106 @@ fn resolve_view(
     }
 }
 
+/// Gives every enumerated parameter its Rust type: one enum per name and set of values,
+/// shared by every action that takes it. A name with several sets is qualified by the
+/// domain (`MergeRequestOrderBy`), or by domain and action where one domain has several.
+fn assign_enums(
+    manifest: &Manifest,
+    domains: &mut [Domain],
+    types: &[EntityType],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<EnumType> {
+    // (base name, values) → users (domain, action, param), in catalog order.
+    type Users = Vec<(String, String, String)>;
+    let mut sets: Vec<(String, Vec<String>, Users)> = Vec::new();
+    for domain in domains.iter() {
+        for action in &domain.actions {
+            for param in action.params.iter().filter(|p| !p.values.is_empty()) {
+                let base = camel_case(&param.name);
+                let user = (domain.name.clone(), action.name.clone(), param.name.clone());
+                match sets
+                    .iter_mut()
+                    .find(|(b, values, _)| *b == base && *values == param.values)
+                {
+                    Some((_, _, users)) => users.push(user),
+                    None => sets.push((base, param.values.clone(), vec![user])),
+                }
+            }
+        }
+    }
+    let mut names: Vec<String> = Vec::with_capacity(sets.len());
+    for (base, _, users) in &sets {
+        let (domain, action, _) = &users[0];
+        let same_base: Vec<_> = sets.iter().filter(|(b, ..)| b == base).collect();
+        let domains_of_base: Vec<&str> = same_base
+            .iter()
+            .map(|(_, _, users)| users[0].0.as_str())
+            .collect();
+        let name = if same_base.len() == 1 {
+            base.clone()
+        } else if domains_of_base.iter().filter(|d| *d == domain).count() == 1 {
+            format!("{}{base}", camel_case(domain))
+        } else {
+            format!("{}{}{base}", camel_case(domain), camel_case(action))
+        };
+        names.push(name);
+    }
+    let file_of = |domain: &str| {
+        manifest
+            .domains
+            .iter()
+            .find(|(_, f)| f.domain == domain)
+            .map(|(p, _)| p.clone())
+            .unwrap_or_default()
+    };
+    let mut enums = Vec::new();
+    for (index, ((_, values, users), name)) in sets.into_iter().zip(&names).enumerate() {
+        let (domain, action, param) = &users[0];
+        let clash = if RESERVED_TYPES.contains(&name.as_str()) {
+            Some("a name generated code already uses".to_owned())
+        } else if types.iter().any(|t| &t.name == name) {
+            Some(format!("the entity type `{name}`"))
+        } else if names[..index].contains(name) {
+            Some("another enumerated parameter's type".to_owned())
+        } else {
+            None
+        };
+        if let Some(clash) = clash {
+            diagnostics.push(Diagnostic::action(
+                &file_of(domain),
+                &format!("{domain}.{action}"),
+                &format!("params.{param}"),
+                format!(
+                    "its values would be the Rust enum `{name}`, which collides with {clash}; rename the parameter (with `api_name` for GitLab's name)"
+                ),
+            ));
+        }
+        for (domain_name, action_name, param_name) in &users {
+            let Some(param) = domains
+                .iter_mut()
+                .find(|d| &d.name == domain_name)
+                .and_then(|d| d.actions.iter_mut().find(|a| &a.name == action_name))
+                .and_then(|a| a.params.iter_mut().find(|p| &p.name == param_name))
+            else {
+                continue;
+            };
+            param.enum_type = Some(name.clone());
+        }
+        enums.push(EnumType {
+            name: name.clone(),
+            variants: values
+                .iter()
+                .map(|value| (variant_name(value), value.clone()))
+                .collect(),
+            users: users
+                .iter()
+                .map(|(d, a, p)| format!("{d}.{a}.{p}"))
+                .collect(),
+        });
+    }
+    enums
+}
+
 /// Names inside `{...}` in a text.
 pub fn placeholders(text: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -1362,6 +1555,33 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
                 }
             }
         }
+    }
+}
+
+/// A manifest name used as a Rust identifier (a field, parameter, action or domain):
+/// lower_snake_case, and a keyword only where a raw identifier can stand for it.
+pub fn check_identifier(name: &str) -> Result<(), String> {
+    if NOT_RAW.contains(&name) {
+        return Err(format!(
+            "`{name}` cannot be a Rust name; use another name (with `api_name` for GitLab's)"
+        ));
+    }
+    if !is_identifier(name) {
+        return Err(format!(
+            "`{name}` is not lower_snake_case (a-z, 0-9 and `_`, starting with a letter)"
+        ));
+    }
+    Ok(())
+}
+
+/// The Rust variant of an enum value: `created_by_me` → `CreatedByMe`, `2fa` → `V2fa`.
+pub fn variant_name(value: &str) -> String {
+    let name = camel_case(value);
+    match name.as_str() {
+        "" => "Empty".to_owned(),
+        "Self" => "SelfValue".to_owned(),
+        _ if name.starts_with(|c: char| c.is_ascii_digit()) => format!("V{name}"),
+        _ => name,
     }
 }
 

@@ -203,21 +203,26 @@ impl Response {
     }
 
     /// A list response: GitLab answers with a JSON array.
-    pub fn items<T: DeserializeOwned>(&self) -> Result<Vec<T>, GitlabError> {
+    pub fn list(&self) -> Result<Vec<Value>, GitlabError> {
         match self.value()? {
-            Value::Array(items) => items.into_iter().map(from_value).collect(),
+            Value::Array(items) => Ok(items),
             Value::Null => Ok(Vec::new()),
             _ => Err(GitlabError::new(ErrorKind::BadResponse, "expected a list")),
         }
     }
 
+    /// A list response decoded into `T`s.
+    pub fn items<T: DeserializeOwned>(&self) -> Result<Vec<T>, GitlabError> {
+        self.list()?.into_iter().map(from_value).collect()
+    }
+
     /// A JSON object read as a list of `{key_field: key, value_field: value}` items, as for
     /// `{"Ruby": 66.7, "Go": 33.3}`; numeric values sort largest first, as GitLab shows them.
-    pub fn map_items<T: DeserializeOwned>(
+    pub fn map_entries(
         &self,
         key_field: &str,
         value_field: &str,
-    ) -> Result<Vec<T>, GitlabError> {
+    ) -> Result<Vec<Value>, GitlabError> {
         match self.value()? {
             Value::Object(entries) => {
                 let mut entries: Vec<(String, Value)> = entries.into_iter().collect();
@@ -228,15 +233,15 @@ impl Response {
                     );
                     y.total_cmp(&x).then_with(|| a.0.cmp(&b.0))
                 });
-                entries
+                Ok(entries
                     .into_iter()
                     .map(|(key, value)| {
                         let mut item = serde_json::Map::new();
                         item.insert(key_field.to_owned(), Value::String(key));
                         item.insert(value_field.to_owned(), value);
-                        from_value(Value::Object(item))
+                        Value::Object(item)
                     })
-                    .collect()
+                    .collect())
             }
             Value::Null => Ok(Vec::new()),
             _ => Err(GitlabError::new(

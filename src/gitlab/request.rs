@@ -79,14 +79,20 @@ pub enum WireText {
     Many(Vec<String>),
 }
 
-/// How a parameter value is written into a path segment or a query string.
+/// How a parameter value is written into a path segment or a query string (`wire`), and
+/// into a JSON body (`json`; `Null` when absent).
 pub trait WireValue {
     fn wire(&self) -> WireText;
+    fn json(&self) -> Value;
 }
 
 impl WireValue for String {
     fn wire(&self) -> WireText {
         WireText::One(self.clone())
+    }
+
+    fn json(&self) -> Value {
+        Value::String(self.clone())
     }
 }
 
@@ -94,11 +100,19 @@ impl WireValue for str {
     fn wire(&self) -> WireText {
         WireText::One(self.to_owned())
     }
+
+    fn json(&self) -> Value {
+        Value::String(self.to_owned())
+    }
 }
 
 impl WireValue for i64 {
     fn wire(&self) -> WireText {
         WireText::One(self.to_string())
+    }
+
+    fn json(&self) -> Value {
+        Value::from(*self)
     }
 }
 
@@ -106,17 +120,29 @@ impl WireValue for f64 {
     fn wire(&self) -> WireText {
         WireText::One(self.to_string())
     }
+
+    fn json(&self) -> Value {
+        Value::from(*self)
+    }
 }
 
 impl WireValue for bool {
     fn wire(&self) -> WireText {
         WireText::One(self.to_string())
     }
+
+    fn json(&self) -> Value {
+        Value::Bool(*self)
+    }
 }
 
 impl<T: WireValue> WireValue for Option<T> {
     fn wire(&self) -> WireText {
         self.as_ref().map_or(WireText::Absent, WireValue::wire)
+    }
+
+    fn json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, WireValue::json)
     }
 }
 
@@ -135,11 +161,19 @@ impl<T: WireValue> WireValue for Vec<T> {
             .collect();
         WireText::Many(values)
     }
+
+    fn json(&self) -> Value {
+        Value::Array(self.iter().map(WireValue::json).collect())
+    }
 }
 
 impl<T: WireValue + ?Sized> WireValue for &T {
     fn wire(&self) -> WireText {
         (**self).wire()
+    }
+
+    fn json(&self) -> Value {
+        (**self).json()
     }
 }
 
@@ -162,6 +196,22 @@ impl Request {
 
     pub fn segment(mut self, literal: &'static str) -> Self {
         self.segments.push(Segment::Literal(literal));
+        self
+    }
+
+    /// The whole path from a template (`/projects/{project_id}/merge_requests`): literal
+    /// segments as written, each `{placeholder}` filled by the next of `params`, in order.
+    pub fn at(mut self, template: &'static str, params: &[&dyn WireValue]) -> Self {
+        let mut params = params.iter();
+        for part in template.split('/').filter(|part| !part.is_empty()) {
+            if part.starts_with('{') {
+                if let Some(param) = params.next() {
+                    self = self.param(*param);
+                }
+            } else {
+                self = self.segment(part);
+            }
+        }
         self
     }
 
@@ -189,11 +239,11 @@ impl Request {
         self
     }
 
-    pub fn body(mut self, name: &str, value: &impl Serialize) -> Self {
-        match serde_json::to_value(value) {
-            Ok(Value::Null) | Err(_) => {}
-            Ok(Value::Array(items)) if items.is_empty() => {}
-            Ok(value) => {
+    pub fn body(mut self, name: &str, value: &(impl WireValue + ?Sized)) -> Self {
+        match value.json() {
+            Value::Null => {}
+            Value::Array(items) if items.is_empty() => {}
+            value => {
                 self.body.insert(name.to_owned(), value);
             }
         }
@@ -274,6 +324,23 @@ pub enum PathOrId {
     Path(String),
 }
 
+impl PathOrId {
+    /// A numeric string is an id (`"42"`); anything else, `0`-prefixed or signed numbers
+    /// included, is a path.
+    pub fn parse(text: &str) -> Self {
+        match text.parse::<i64>() {
+            Ok(id) if !text.starts_with(['+', '-', '0']) => Self::Id(id),
+            _ => Self::Path(text.to_owned()),
+        }
+    }
+}
+
+impl Default for PathOrId {
+    fn default() -> Self {
+        Self::Path(String::new())
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for PathOrId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(serde::Deserialize)]
@@ -284,25 +351,8 @@ impl<'de> serde::Deserialize<'de> for PathOrId {
         }
         Ok(match Raw::deserialize(deserializer)? {
             Raw::Id(id) => Self::Id(id),
-            Raw::Text(text) => match text.parse::<i64>() {
-                Ok(id) if !text.starts_with(['+', '-', '0']) => Self::Id(id),
-                _ => Self::Path(text),
-            },
+            Raw::Text(text) => Self::parse(&text),
         })
-    }
-}
-
-impl schemars::JsonSchema for PathOrId {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "PathOrId".into()
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": ["string", "integer"] })
     }
 }
 
@@ -318,6 +368,13 @@ impl fmt::Display for PathOrId {
 impl WireValue for PathOrId {
     fn wire(&self) -> WireText {
         WireText::One(self.to_string())
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Self::Id(id) => Value::from(*id),
+            Self::Path(path) => Value::String(path.clone()),
+        }
     }
 }
 

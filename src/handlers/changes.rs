@@ -1,6 +1,7 @@
 //! Changes as a file list plus one patch under a line budget: merge request diffs and
 //! comparisons between two refs share this.
 
+use crate::catalog::ActionParams;
 use crate::catalog::generated::merge_request::diffs;
 use crate::catalog::generated::repository::compare as comparison;
 use crate::catalog::generated::types::{CommitRef, DiffFile};

@@ -2,6 +2,7 @@
 
 use base64::Engine as _;
 
+use crate::catalog::ActionParams;
 use crate::catalog::generated::repository::{file_get, file_raw as raw};
 use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{ErrorKind, GitlabError, Method, PathOrId, Request};

@@ -1,5 +1,6 @@
 //! Reading job logs: the tail by default (failures are at the end), or a window of lines.
 
+use crate::catalog::ActionParams;
 use crate::catalog::generated::job::log;
 use crate::dispatch::{ActionError, Context};
 

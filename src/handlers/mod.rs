@@ -17,6 +17,94 @@ mod changes;
 mod files;
 mod job_log;
 
-pub use changes::{compare, merge_request_diffs};
-pub use files::{file_raw, file_window};
-pub use job_log::job_log_tail;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::catalog::Plan;
+use crate::dispatch::{ActionError, Context};
+use crate::gitlab::prune;
+
+/// A handler's answer: the result's full structure, as the generated output type
+/// serialises it.
+pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, ActionError>> + Send + 'a>>;
+
+/// A handler as the dispatcher calls it, with the checked plan of the call.
+pub type Run = for<'a> fn(&'a Context, &'a Plan) -> HandlerFuture<'a>;
+
+/// The handlers by the name actions give in `handler:`.
+macro_rules! handlers {
+    ($($name:ident => $function:path),* $(,)?) => {
+        /// The handler an action names, if this build has it.
+        pub fn find(name: &str) -> Option<Run> {
+            match name {
+                $(stringify!($name) => Some({
+                    fn run<'a>(context: &'a Context, plan: &'a Plan) -> HandlerFuture<'a> {
+                        adapt(context, plan, $function)
+                    }
+                    run
+                }),)*
+                _ => None,
+            }
+        }
+
+        /// Every handler's name, for the test that each is used by an action.
+        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+handlers! {
+    file_window => files::file_window,
+    file_raw => files::file_raw,
+    job_log_tail => job_log::job_log_tail,
+    merge_request_diffs => changes::merge_request_diffs,
+    compare => changes::compare,
+}
+
+/// Runs a typed handler on the plan's typed params and serialises its typed output.
+fn adapt<'a, P, O, F, Fut>(context: &'a Context, plan: &'a Plan, handler: F) -> HandlerFuture<'a>
+where
+    P: Send + Sync + 'static,
+    O: Serialize,
+    F: FnOnce(&'a Context, &'a P) -> Fut + Send + 'a,
+    Fut: Future<Output = Result<O, ActionError>> + Send + 'a,
+{
+    Box::pin(async move {
+        let params = plan.params.downcast_ref::<P>().ok_or_else(|| {
+            ActionError::InvalidParams("the handler was given another action's params".into())
+        })?;
+        let output = handler(context, params).await?;
+        let mut value = serde_json::to_value(output).map_err(|error| {
+            ActionError::InvalidParams(format!("the result cannot be written: {error}"))
+        })?;
+        // Results carry no nulls or empty placeholders, from GitLab or from a handler.
+        prune(&mut value);
+        Ok(value)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::ACTIONS;
+
+    #[test]
+    fn every_named_handler_exists_and_every_handler_is_used() {
+        for action in ACTIONS {
+            if let Some(name) = action.handler {
+                assert!(
+                    super::find(name).is_some(),
+                    "{}: no handler `{name}`",
+                    action.id
+                );
+            }
+        }
+        for name in super::NAMES {
+            assert!(
+                ACTIONS.iter().any(|a| a.handler == Some(name)),
+                "handler `{name}` is used by no action"
+            );
+        }
+    }
+}

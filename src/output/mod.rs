@@ -8,14 +8,14 @@ pub mod cell;
 pub mod format;
 pub mod json;
 mod markdown;
+pub mod view;
 
 pub use markdown::{Card, CardHeading, Markdown, Table};
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The structured result of an action that returns no entity: a confirmation.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Done {
     pub message: String,
 }

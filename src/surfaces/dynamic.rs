@@ -192,7 +192,7 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
                 if action.safety.destructive {
                     example["confirm"] = json!(true);
                 }
-                entry["input_schema"] = (action.input_schema)();
+                entry["input_schema"] = action.input_schema();
                 entry["example"] = json!({"tool": EXECUTE_TOOL, "arguments": example});
             }
             if !hit.reasons.is_empty() {

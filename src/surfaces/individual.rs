@@ -10,7 +10,7 @@ pub fn tools(policy: &Policy) -> Vec<Value> {
     policy
         .visible()
         .map(|action| {
-            let mut input = (action.input_schema)();
+            let mut input = action.input_schema();
             if policy.needs_confirmation(action)
                 && let Some(properties) = input.get_mut("properties").and_then(Value::as_object_mut)
             {
@@ -21,7 +21,7 @@ pub fn tools(policy: &Policy) -> Vec<Value> {
                 "title": action.title,
                 "description": action.description,
                 "inputSchema": input,
-                "outputSchema": (action.output_schema)(),
+                "outputSchema": action.output_schema(),
                 "annotations": annotations(action.safety.read_only, action.safety.destructive, action.safety.idempotent),
             })
         })

@@ -95,7 +95,7 @@ fn params_schema(actions: &[&'static Action], domain: &str, schema: MetaSchema) 
             let branches: Vec<Value> = actions
                 .iter()
                 .map(|action| {
-                    let mut input = (action.input_schema)();
+                    let mut input = action.input_schema();
                     if let Some(object) = input.as_object_mut() {
                         object.insert("title".into(), json!(action.name));
                     }

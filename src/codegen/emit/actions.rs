@@ -1,0 +1,483 @@
+//! One module per action: its typed params, their check, its request and its result type;
+//! and its catalog entry (build time only).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::super::model::{HttpMethod, ParamLocation, ResourcePolicy};
+use super::super::resolve::{
+    Action, EntityType, FieldView, Output, Param, ParamType, Segment, View, variant_name,
+};
+use super::entities::field_view;
+use super::ident::{camel, doc, screaming, snake};
+use super::schema;
+
+pub fn module(action: &Action) -> TokenStream {
+    let name = snake(&action.name);
+    let docs = doc(&format!("`{}`: {}.", action.id, action.title));
+    let params = params_struct(action);
+    let check = check_impl(action);
+    let output = output_type(action);
+    quote! {
+        #docs
+        pub mod #name {
+            use crate::prelude::*;
+
+            #params
+            #check
+            #output
+        }
+    }
+}
+
+fn param_type(param: &Param) -> TokenStream {
+    if let Some(name) = &param.enum_type {
+        let name = camel(name);
+        return quote!(#name);
+    }
+    match param.ty {
+        ParamType::String => quote!(String),
+        ParamType::Integer => quote!(i64),
+        ParamType::Number => quote!(f64),
+        ParamType::Boolean => quote!(bool),
+        ParamType::PathOrId => quote!(PathOrId),
+        ParamType::StringList => quote!(Vec<String>),
+        ParamType::IntegerList => quote!(Vec<i64>),
+    }
+}
+
+fn is_list(param: &Param) -> bool {
+    matches!(param.ty, ParamType::StringList | ParamType::IntegerList)
+}
+
+fn params_struct(action: &Action) -> TokenStream {
+    let docs = doc(&format!("Parameters of `{}`.", action.id));
+    let fields = action.params.iter().map(|param| {
+        let ident = snake(&param.name);
+        let docs = doc(&param.description);
+        let ty = param_type(param);
+        if param.required || param.default.is_some() || is_list(param) {
+            quote! { #docs pub #ident: #ty, }
+        } else {
+            quote! { #docs pub #ident: Option<#ty>, }
+        }
+    });
+    quote! {
+        #docs
+        #[derive(Debug)]
+        pub struct Params {
+            #(#fields)*
+        }
+    }
+}
+
+/// `check` reads every parameter through the `ArgReader`; `request` maps them onto the
+/// REST call.
+fn check_impl(action: &Action) -> TokenStream {
+    let reads = action.params.iter().map(|param| {
+        let ident = snake(&param.name);
+        let name = &param.name;
+        let read = if param.required {
+            quote!(args.required(#name))
+        } else if let Some(default) = &param.default {
+            let default = default_value(param, default);
+            quote!(args.or_default(#name, #default))
+        } else if is_list(param) {
+            quote!(args.list(#name))
+        } else {
+            quote!(args.optional(#name))
+        };
+        quote!(#ident: #read,)
+    });
+    let request = request_body(action);
+    let request_docs = doc(&format!(
+        "Builds `{} {}`.",
+        method_name(action.method),
+        action.path
+    ));
+    let args = if action.params.is_empty() {
+        quote!(_args)
+    } else {
+        quote!(args)
+    };
+    quote! {
+        impl ActionParams for Params {
+            fn check(#args: &mut ArgReader) -> Self {
+                Self { #(#reads)* }
+            }
+
+            #request_docs
+            fn request(&self) -> Request {
+                #request
+            }
+        }
+    }
+}
+
+fn default_value(param: &Param, default: &serde_json::Value) -> TokenStream {
+    match default {
+        serde_json::Value::String(text) => match &param.enum_type {
+            Some(name) => {
+                let (name, variant) = (camel(name), camel(&variant_name(text)));
+                quote!(#name::#variant)
+            }
+            None => quote!(String::from(#text)),
+        },
+        serde_json::Value::Bool(flag) => quote!(#flag),
+        serde_json::Value::Number(number) if param.ty == ParamType::Number => {
+            let number = Literal::f64_unsuffixed(number.as_f64().unwrap_or_default());
+            quote!(#number)
+        }
+        serde_json::Value::Number(number) => {
+            let number = Literal::i64_unsuffixed(number.as_i64().unwrap_or_default());
+            quote!(#number)
+        }
+        // resolve only accepts defaults of the parameter's scalar type.
+        _ => quote!(Default::default()),
+    }
+}
+
+fn request_body(action: &Action) -> TokenStream {
+    let method = method_tokens(action.method);
+    let path = &action.path;
+    let path_params = action.segments.iter().filter_map(|segment| match segment {
+        Segment::Literal => None,
+        Segment::Param(name) => {
+            let ident = snake(name);
+            Some(quote!(&self.#ident))
+        }
+    });
+    let rest = action
+        .params
+        .iter()
+        .filter(|p| matches!(p.location, ParamLocation::Query | ParamLocation::Body))
+        .map(|param| {
+            let ident = snake(&param.name);
+            let api_name = &param.api_name;
+            match param.location {
+                ParamLocation::Query => quote!(.query(#api_name, &self.#ident)),
+                _ => quote!(.body(#api_name, &self.#ident)),
+            }
+        });
+    quote! { Request::new(#method).at(#path, &[#(#path_params),*]) #(#rest)* }
+}
+
+fn output_type(action: &Action) -> TokenStream {
+    let docs = doc(&format!("The result type of `{}`.", action.id));
+    let ty = match &action.output {
+        Output::Single { ty } => {
+            let ty = camel(ty);
+            quote!(#ty)
+        }
+        Output::List { ty, .. } => {
+            let ty = camel(ty);
+            quote!(Vec<#ty>)
+        }
+        Output::Message { .. } => quote!(Done),
+    };
+    quote! { #docs pub type Output = #ty; }
+}
+
+fn method_tokens(method: HttpMethod) -> TokenStream {
+    match method {
+        HttpMethod::Get => quote!(Method::Get),
+        HttpMethod::Post => quote!(Method::Post),
+        HttpMethod::Put => quote!(Method::Put),
+        HttpMethod::Patch => quote!(Method::Patch),
+        HttpMethod::Delete => quote!(Method::Delete),
+    }
+}
+
+fn method_name(method: HttpMethod) -> &'static str {
+    match method {
+        HttpMethod::Get => "GET",
+        HttpMethod::Post => "POST",
+        HttpMethod::Put => "PUT",
+        HttpMethod::Patch => "PATCH",
+        HttpMethod::Delete => "DELETE",
+    }
+}
+
+/// The action's entry in `ACTIONS`.
+pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> TokenStream {
+    let (id, domain, name, title, description) = (
+        &action.id,
+        &action.domain,
+        &action.name,
+        &action.title,
+        &action.description,
+    );
+    let module = {
+        let (domain, action) = (snake(&action.domain), snake(&action.name));
+        quote!(#domain::#action)
+    };
+    let tags = &action.tags;
+    let aliases = &action.aliases;
+    let method = method_tokens(action.method);
+    let path = &action.path;
+    let params = action.params.iter().map(|param| shared.spec(param));
+    let result = match &action.output {
+        Output::Single { ty } => {
+            let entity = screaming(ty);
+            quote!(ResultShape::single(&#entity))
+        }
+        Output::List { ty, key, from_map } => {
+            let entity = screaming(ty);
+            match from_map {
+                Some((k, v)) => quote!(ResultShape::from_map(&#entity, #key, #k, #v)),
+                None if action.paginated => quote!(ResultShape::paginated(&#entity, #key)),
+                None => quote!(ResultShape::list(&#entity, #key)),
+            }
+        }
+        Output::Message { text } => quote!(ResultShape::message(#text)),
+    };
+    let view = match &action.view {
+        View::Card {
+            heading,
+            verb,
+            rows,
+        } => {
+            let rows = view_rows(rows, &action.output, types, Which::Card);
+            match (heading, verb) {
+                (Some(heading), _) => quote!(View::card_headed(#heading, #rows)),
+                (None, Some(verb)) => quote!(View::card_verb(#verb, #rows)),
+                (None, None) => quote!(View::card(#rows)),
+            }
+        }
+        View::Table { heading, columns } => {
+            let columns = view_rows(columns, &action.output, types, Which::Table);
+            quote!(View::table(#heading, #columns))
+        }
+        View::Message { heading } => quote!(View::message(#heading)),
+    };
+    let safety = match (
+        action.safety.read_only,
+        action.safety.destructive,
+        action.safety.idempotent,
+    ) {
+        (true, false, true) => quote!(Safety::READ_ONLY),
+        (false, false, false) => quote!(Safety::WRITE),
+        (false, false, true) => quote!(Safety::IDEMPOTENT_WRITE),
+        (false, true, true) => quote!(Safety::DESTRUCTIVE),
+        (read_only, destructive, idempotent) => {
+            quote!(Safety::new(#read_only, #destructive, #idempotent))
+        }
+    };
+    let resource = match &action.resource {
+        Some((policy, uri)) => {
+            let policy = match policy {
+                ResourcePolicy::None => quote!(ResourcePolicy::None),
+                ResourcePolicy::Optional => quote!(ResourcePolicy::Optional),
+                ResourcePolicy::Always => quote!(ResourcePolicy::Always),
+            };
+            quote!(Some(ResourceSpec::new(#policy, #uri)))
+        }
+        None => quote!(None),
+    };
+    let hints = action
+        .hints
+        .iter()
+        .map(|(target, text)| quote!(Hint::new(#target, #text)));
+    let example = serde_json::to_string(&action.example).unwrap_or_default();
+    let input_schema = schema::input(action).to_string();
+    let output_schema = schema::output(action, types).to_string();
+    let mut optional = Vec::new();
+    if !aliases.is_empty() {
+        optional.push(quote!(aliases: &[#(#aliases),*],));
+    }
+    if let Some(handler) = &action.handler {
+        optional.push(quote!(handler: Some(#handler),));
+    }
+    if action.resource.is_some() {
+        optional.push(quote!(resource: #resource,));
+    }
+    if let Some(not_found) = &action.not_found {
+        optional.push(quote!(not_found: Some(#not_found),));
+    }
+    quote! {
+        Action {
+            id: #id,
+            domain: #domain,
+            name: #name,
+            title: #title,
+            description: #description,
+            tags: &[#(#tags),*],
+            method: #method,
+            path: #path,
+            params: &[#(#params),*],
+            result: #result,
+            view: #view,
+            safety: #safety,
+            hints: &[#(#hints),*],
+            example: #example,
+            input_schema_json: #input_schema,
+            output_schema_json: #output_schema,
+            plan: plan::<#module::Params>,
+            #(#optional)*
+            ..Action::DEFAULTS
+        }
+    }
+}
+
+/// Which of an entity's views an action's view may reuse.
+#[derive(Clone, Copy)]
+enum Which {
+    Card,
+    Table,
+}
+
+/// The rows or columns of a view: the entity's own (`MERGE_REQUEST.card`) when the action
+/// keeps them, else the action's own list.
+fn view_rows(
+    rows: &[FieldView],
+    output: &Output,
+    types: &[EntityType],
+    which: Which,
+) -> TokenStream {
+    let entity = match output {
+        Output::Single { ty } | Output::List { ty, .. } => types.iter().find(|t| &t.name == ty),
+        Output::Message { .. } => None,
+    };
+    if let Some(entity) = entity {
+        let (own, field) = match which {
+            Which::Card => (&entity.card, quote!(card)),
+            Which::Table => (&entity.table, quote!(table)),
+        };
+        if same_views(own, rows) {
+            let name = screaming(&entity.name);
+            return quote!(#name.#field);
+        }
+    }
+    let rows = rows.iter().map(field_view);
+    quote!(&[#(#rows),*])
+}
+
+fn same_views(a: &[FieldView], b: &[FieldView]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| field_view(x).to_string() == field_view(y).to_string())
+}
+
+/// Parameter specs that several actions declare identically, emitted once as constants
+/// (`PROJECT_ID`) in a `params` module; the rest are written in the entry.
+pub struct SharedParams {
+    /// Each shared spec's tokens and constant name.
+    constants: Vec<(String, proc_macro2::Ident, TokenStream)>,
+}
+
+impl SharedParams {
+    pub fn new(actions: &[&Action]) -> Self {
+        let mut counts: Vec<(String, &Param, usize)> = Vec::new();
+        for param in actions.iter().flat_map(|a| a.params.iter()) {
+            let key = param_spec(param).to_string();
+            match counts.iter_mut().find(|(k, ..)| *k == key) {
+                Some((_, _, count)) => *count += 1,
+                None => counts.push((key, param, 1)),
+            }
+        }
+        let mut constants: Vec<(String, proc_macro2::Ident, TokenStream)> = Vec::new();
+        for (key, param, count) in counts {
+            if count < 2 {
+                continue;
+            }
+            let same_name = constants
+                .iter()
+                .filter(|(_, _, tokens)| spec_name(tokens) == param.name)
+                .count();
+            let name = match same_name {
+                0 => screaming(&param.name),
+                n => screaming(&format!("{}{}", camel_name(&param.name), n + 1)),
+            };
+            constants.push((key, name, param_spec(param)));
+        }
+        Self { constants }
+    }
+
+    /// The `params` module with every shared spec.
+    pub fn module(&self) -> TokenStream {
+        let constants = self.constants.iter().map(|(_, name, tokens)| {
+            quote! { pub const #name: ParamSpec = #tokens; }
+        });
+        quote! {
+            /// Parameters that several actions declare the same way.
+            pub mod params {
+                use crate::prelude::*;
+                #(#constants)*
+            }
+        }
+    }
+
+    /// The spec of one parameter of one action: a shared constant, or written out.
+    fn spec(&self, param: &Param) -> TokenStream {
+        let tokens = param_spec(param);
+        let key = tokens.to_string();
+        match self.constants.iter().find(|(k, ..)| *k == key) {
+            Some((_, name, _)) => quote!(params::#name),
+            None => tokens,
+        }
+    }
+}
+
+/// The parameter name a spec's tokens start with.
+fn spec_name(tokens: &TokenStream) -> String {
+    tokens
+        .to_string()
+        .split('"')
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `per_page` → `PerPage`, so that `screaming` gives `PER_PAGE2` for a second variant.
+fn camel_name(name: &str) -> String {
+    camel(name).to_string()
+}
+
+fn param_spec(param: &Param) -> TokenStream {
+    let (name, description) = (&param.name, &param.description);
+    let ty = match param.ty {
+        ParamType::String => quote!(ParamType::String),
+        ParamType::Integer => quote!(ParamType::Integer),
+        ParamType::Number => quote!(ParamType::Number),
+        ParamType::Boolean => quote!(ParamType::Boolean),
+        ParamType::PathOrId => quote!(ParamType::PathOrId),
+        ParamType::StringList => quote!(ParamType::StringList),
+        ParamType::IntegerList => quote!(ParamType::IntegerList),
+    };
+    let location = match param.location {
+        ParamLocation::Path => quote!(Location::Path),
+        ParamLocation::Query => quote!(Location::Query),
+        ParamLocation::Body => quote!(Location::Body),
+        ParamLocation::Local => quote!(Location::Local),
+    };
+    let mut tokens = quote!(ParamSpec::new(#name, #ty, #location).describe(#description));
+    if param.required {
+        tokens = quote!(#tokens.required());
+    }
+    if let Some(enum_type) = &param.enum_type {
+        let enum_type = camel(enum_type);
+        tokens = quote!(#tokens.values(#enum_type::VALUES));
+    }
+    if let Some(default) = &param.default {
+        let text = default.to_string();
+        tokens = quote!(#tokens.default(#text));
+    }
+    if let Some(minimum) = param.minimum {
+        let minimum = Literal::i64_unsuffixed(minimum);
+        tokens = quote!(#tokens.minimum(#minimum));
+    }
+    if let Some(maximum) = param.maximum {
+        let maximum = Literal::i64_unsuffixed(maximum);
+        tokens = quote!(#tokens.maximum(#maximum));
+    }
+    if !param.aliases.is_empty() {
+        let aliases = &param.aliases;
+        tokens = quote!(#tokens.aliases(&[#(#aliases),*]));
+    }
+    if param.api_name != param.name {
+        let api_name = &param.api_name;
+        tokens = quote!(#tokens.api_name(#api_name));
+    }
+    tokens
+}

@@ -1,0 +1,109 @@
+//! Emits the Rust for the resolved catalog with `quote!` (build time only).
+//!
+//! What is the same for every action lives in the runtime; what is emitted is what is truly
+//! per action or per type: the entity structs and their `Entity` descriptions (`types`),
+//! each enumerated parameter's enum, declared once (`enums`), one module per action with its
+//! typed `Params`, their check and request (`<domain>::<action>`), and the `ACTIONS` and
+//! `DOMAINS` tables, whose entries carry the JSON Schemas computed here. Generated code
+//! reaches the runtime through `crate::prelude` and spells std and serde paths absolutely,
+//! so no generated name can shadow them. It must read like code a person would write.
+
+mod actions;
+mod entities;
+mod schema;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::ident;
+use super::resolve::{Catalog, Domain, EnumType};
+use ident::{camel, doc, snake};
+
+pub fn catalog(catalog: &Catalog) -> TokenStream {
+    let types = catalog.types.iter().map(entities::entity);
+    let enums = catalog.enums.iter().map(enum_type);
+    let domains = catalog.domains.iter().map(domain_module);
+    let all: Vec<_> = catalog
+        .domains
+        .iter()
+        .flat_map(|d| d.actions.iter())
+        .collect();
+    let shared = actions::SharedParams::new(&all);
+    let shared_module = shared.module();
+    let entries = all
+        .iter()
+        .map(|action| actions::entry(action, &catalog.types, &shared));
+    let domain_entries = catalog.domains.iter().map(|domain| {
+        let (name, title, description) = (&domain.name, &domain.title, &domain.description);
+        quote! { DomainInfo { name: #name, title: #title, description: #description } }
+    });
+    quote! {
+        use crate::prelude::*;
+
+        /// Entity types from `actions/shared.yaml`: only the fields declared there are read from
+        /// GitLab and written to the structured result, so no undeclared upstream field leaks.
+        pub mod types {
+            use crate::prelude::*;
+            #(#types)*
+        }
+
+        /// The values of enumerated parameters: one enum per name and set of values, shared by
+        /// every action that takes it.
+        pub mod enums {
+            use crate::prelude::*;
+            #(#enums)*
+        }
+
+        #shared_module
+
+        #(#domains)*
+
+        /// Every action in the catalog, in manifest order (domains by file name).
+        pub static ACTIONS: &[Action] = &[#(#entries),*];
+
+        /// Every domain, sorted by name.
+        pub static DOMAINS: &[DomainInfo] = &[#(#domain_entries),*];
+    }
+}
+
+fn domain_module(domain: &Domain) -> TokenStream {
+    let name = snake(&domain.name);
+    let docs = doc(&format!("`{}`: {}", domain.name, domain.title));
+    let actions = domain.actions.iter().map(actions::module);
+    quote! {
+        #docs
+        pub mod #name {
+            #(#actions)*
+        }
+    }
+}
+
+fn enum_type(enum_type: &EnumType) -> TokenStream {
+    let name = camel(&enum_type.name);
+    let shown: Vec<&str> = enum_type.users.iter().take(3).map(String::as_str).collect();
+    let more = match enum_type.users.len().saturating_sub(shown.len()) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    let docs = doc(&format!("Values of `{}`{more}.", shown.join("`, `")));
+    let variants: Vec<_> = enum_type
+        .variants
+        .iter()
+        .map(|(variant, _)| camel(variant))
+        .collect();
+    let values = enum_type.variants.iter().map(|(_, value)| value);
+    quote! {
+        #docs
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum #name {
+            #(#variants,)*
+        }
+
+        impl ParamEnum for #name {
+            const VALUES: &'static [&'static str] = &[#(#values),*];
+            const ALL: &'static [Self] = &[#(Self::#variants),*];
+        }
+
+        param_enum!(#name);
+    }
+}

@@ -1,0 +1,169 @@
+//! The JSON Schemas of every action, computed at build time (build time only).
+//!
+//! An input schema lists the parameters (types, descriptions, enums, defaults, bounds); an
+//! output schema types the result's own fields one by one, and an embedded record (an
+//! author, a pipeline) as an object with its required keys, which keeps every schema true
+//! to what is sent at a fraction of the bytes a full one costs in each `tools/list`.
+//! Objects are written with sorted keys; `required` lists keep declaration order.
+
+use serde_json::{Map, Value, json};
+
+use super::super::resolve::{Action, EntityType, FieldType, Output, ParamType};
+
+/// The input schema: what a caller may send.
+pub fn input(action: &Action) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for param in &action.params {
+        let mut schema = Map::new();
+        schema.insert("description".into(), json!(param.description));
+        let ty = match param.ty {
+            ParamType::String => json!("string"),
+            ParamType::Integer => json!("integer"),
+            ParamType::Number => json!("number"),
+            ParamType::Boolean => json!("boolean"),
+            ParamType::PathOrId => json!(["string", "integer"]),
+            ParamType::StringList | ParamType::IntegerList => json!("array"),
+        };
+        schema.insert("type".into(), ty);
+        match param.ty {
+            ParamType::StringList => {
+                schema.insert("items".into(), json!({"type": "string"}));
+            }
+            ParamType::IntegerList => {
+                schema.insert("items".into(), json!({"type": "integer"}));
+            }
+            _ => {}
+        }
+        if !param.values.is_empty() {
+            schema.insert("enum".into(), json!(param.values));
+        }
+        if let Some(default) = &param.default {
+            schema.insert("default".into(), default.clone());
+        }
+        if let Some(minimum) = param.minimum {
+            schema.insert("minimum".into(), json!(minimum));
+        }
+        if let Some(maximum) = param.maximum {
+            schema.insert("maximum".into(), json!(maximum));
+        }
+        if param.required {
+            required.push(json!(param.name));
+        }
+        properties.insert(param.name.clone(), Value::Object(schema));
+    }
+    let mut schema = json!({"type": "object", "additionalProperties": false});
+    if !properties.is_empty() {
+        schema["properties"] = Value::Object(properties);
+    }
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema
+}
+
+/// The output schema: every structured result of the action validates against it.
+pub fn output(action: &Action, types: &[EntityType]) -> Value {
+    let entity = |name: &str| types.iter().find(|t| t.name == name);
+    let mut definitions = Map::new();
+    let mut schema = match &action.output {
+        Output::Message { .. } => json!({
+            "type": "object",
+            "properties": {"message": {"type": "string"}},
+            "required": ["message"],
+        }),
+        Output::Single { ty } => match entity(ty) {
+            Some(entity) => object(entity, types, Nested::Reference(&mut definitions)),
+            None => json!({"type": "object"}),
+        },
+        Output::List { ty, key, .. } => {
+            if let Some(item) = entity(ty) {
+                let item_schema = object(item, types, Nested::PlainObject);
+                definitions.insert(ty.clone(), item_schema);
+            }
+            let mut properties = Map::new();
+            properties.insert(
+                key.clone(),
+                json!({"type": "array", "items": {"$ref": format!("#/$defs/{ty}")}}),
+            );
+            let mut required = vec![json!(key)];
+            if action.paginated {
+                properties.insert("pagination".into(), json!({"$ref": "#/$defs/Pagination"}));
+                required.push(json!("pagination"));
+                definitions.insert(
+                    "Pagination".into(),
+                    json!({"type": "object", "required": ["page", "per_page", "has_more"]}),
+                );
+            }
+            json!({"type": "object", "properties": properties, "required": required})
+        }
+    };
+    schema["properties"]["next_steps"] = json!({"type": "array", "items": {"type": "string"}});
+    if !definitions.is_empty() {
+        schema["$defs"] = Value::Object(definitions);
+    }
+    schema
+}
+
+/// How a field holding another entity is typed.
+enum Nested<'a> {
+    /// `{"$ref": ...}` to a definition holding its type and required keys.
+    Reference(&'a mut Map<String, Value>),
+    /// `{"type": "object"}`, for the records nested in a list's items.
+    PlainObject,
+}
+
+/// An entity's fields as they are sent: content-only fields never are, lists may be left
+/// out (when empty), every other required field always is.
+fn object(entity: &EntityType, types: &[EntityType], mut nested: Nested<'_>) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for field in entity.fields.iter().filter(|f| !f.content_only) {
+        let schema = field_schema(&field.ty, types, &mut nested);
+        if field.required && !matches!(field.ty, FieldType::List(_)) {
+            required.push(json!(field.name));
+        }
+        properties.insert(field.name.clone(), schema);
+    }
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema
+}
+
+fn field_schema(ty: &FieldType, types: &[EntityType], nested: &mut Nested<'_>) -> Value {
+    match ty {
+        FieldType::String => json!({"type": "string"}),
+        FieldType::Integer => json!({"type": "integer"}),
+        FieldType::Number => json!({"type": "number"}),
+        FieldType::Boolean => json!({"type": "boolean"}),
+        FieldType::List(item) => {
+            json!({"type": "array", "items": field_schema(item, types, nested)})
+        }
+        FieldType::Entity(name) => match nested {
+            Nested::PlainObject => json!({"type": "object"}),
+            Nested::Reference(definitions) => {
+                if let Some(entity) = types.iter().find(|t| &t.name == name) {
+                    definitions.insert(name.clone(), shallow(entity));
+                }
+                json!({"$ref": format!("#/$defs/{name}")})
+            }
+        },
+    }
+}
+
+/// A nested record's type and required keys only.
+fn shallow(entity: &EntityType) -> Value {
+    let required: Vec<Value> = entity
+        .fields
+        .iter()
+        .filter(|f| f.required && !f.content_only && !matches!(f.ty, FieldType::List(_)))
+        .map(|f| json!(f.name))
+        .collect();
+    let mut schema = json!({"type": "object"});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema
+}
