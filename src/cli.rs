@@ -80,6 +80,20 @@ pub enum Command {
     },
     /// Print the Rust that build.rs generated from actions/.
     Codegen,
+    /// Compare every action's method and path with GitLab's OpenAPI v2 spec (maintainers).
+    SpecCheck {
+        /// GitLab's OpenAPI v2 document (openapi_v2.yaml).
+        spec: PathBuf,
+    },
+    /// Draft an action's YAML from one operation of GitLab's OpenAPI v2 spec (maintainers).
+    Scaffold {
+        /// GitLab's OpenAPI v2 document (openapi_v2.yaml).
+        #[arg(long)]
+        spec: PathBuf,
+        /// The operation, such as "GET /projects/:id/merge_requests".
+        #[arg(value_name = "METHOD /path")]
+        operation: String,
+    },
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -218,6 +232,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Codegen => {
             use std::io::Write as _;
             std::io::stdout().write_all(include_bytes!(concat!(env!("OUT_DIR"), "/actions.rs")))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::SpecCheck { spec } => {
+            let report = crate::spec::check(&crate::spec::Spec::read(&spec)?);
+            say!("{}", report.text().trim_end())?;
+            Ok(if report.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Scaffold { spec, operation } => {
+            let draft = crate::spec::scaffold(&crate::spec::Spec::read(&spec)?, &operation)?;
+            say!("{}", draft.trim_end())?;
             Ok(ExitCode::SUCCESS)
         }
     }

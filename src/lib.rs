@@ -32,6 +32,8 @@ pub mod resources;
 pub mod sandbox;
 pub mod search;
 pub mod server;
+pub mod spec;
 pub mod surfaces;
 pub mod text;
 pub mod tls;
+pub mod yaml;

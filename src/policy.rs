@@ -1,4 +1,4 @@
-//! Which actions this server instance offers and how mutating ones behave (design.md §8).
+//! Which actions this server instance offers and how mutating ones behave.
 //!
 //! Decided per action, never per tool, so every surface, `find`, the docs resources and the
 //! next-step hints agree: a read-only server has no mutating action anywhere, an excluded

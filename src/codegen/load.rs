@@ -1,8 +1,8 @@
 //! Reads `actions/*.yaml` from disk (build time only).
 //!
-//! This is the only module that calls `serde_yaml`, which its author has marked deprecated:
-//! replacing it with a maintained fork touches this file alone. Parse errors come back as
-//! diagnostics naming the file, the action and the key (via `serde_path_to_error`).
+//! YAML is read through `src/yaml.rs`, the one module that names the YAML crate. Parse
+//! errors come back as diagnostics naming the file, the action and the key (via
+//! `serde_path_to_error`).
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::Diagnostic;
 use super::model::{ActionDef, DomainFile, SharedFile};
+use super::yaml;
 
 /// The parsed manifest: the shared file and every domain file, domains sorted by file name.
 pub struct Manifest {
@@ -72,11 +73,11 @@ fn read(path: &Path) -> Result<String, Diagnostic> {
 
 fn parse_whole<T: DeserializeOwned>(path: &Path) -> Result<T, Diagnostic> {
     let text = read(path)?;
-    let deserializer = serde_yaml::Deserializer::from_str(&text);
+    let deserializer = yaml::Deserializer::from_str(&text);
     serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let key = error.path().to_string();
         let message = error.inner().to_string();
-        // serde_yaml already names the key (and the line) in its own messages.
+        // The YAML parser already names the key (and the line) in its own messages.
         let message = message
             .strip_prefix(&format!("{key}: "))
             .map(str::to_owned)
@@ -94,7 +95,7 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
         domain: String,
         title: String,
         description: String,
-        actions: IndexMap<String, serde_yaml::Value>,
+        actions: IndexMap<String, yaml::Value>,
     }
 
     let raw: RawDomain = parse_whole(path).map_err(|diagnostic| vec![diagnostic])?;

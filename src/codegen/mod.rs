@@ -2,7 +2,7 @@
 //!
 //! `build.rs` pulls this folder in with `#[path]`; the runtime never compiles it. The stages
 //! follow progenitor's shape, a plain model in the middle that `quote!` only ever reads:
-//! `load` (the only serde_yaml caller) → `resolve` (every rule, all diagnostics at once) →
+//! `load` (reads the YAML through `src/yaml.rs`) → `resolve` (every rule, all diagnostics at once) →
 //! `emit` (tokens) → `write` (prettyplease and the do-not-edit preamble).
 
 pub mod emit;
@@ -11,6 +11,9 @@ pub mod load;
 pub mod model;
 pub mod resolve;
 pub mod write;
+#[path = "../yaml.rs"]
+#[allow(unused_imports, reason = "the manifest loader needs only part of it")]
+pub mod yaml;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -268,6 +268,8 @@ pub const RESERVED_TYPES: &[&str] = &[
     "Into",
     "From",
 ];
+/// The generated modules beside the domain modules.
+const RESERVED_MODULES: &[&str] = &["types", "enums", "params"];
 /// Names that cannot be Rust identifiers even in raw form (`r#self` is not allowed).
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 const SCALARS: &[&str] = &[
@@ -305,6 +307,16 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
             .unwrap_or_default();
         if let Err(problem) = check_identifier(&file.domain) {
             diagnostics.push(Diagnostic::file(path, format!("key `domain`: {problem}")));
+        }
+        if RESERVED_MODULES.contains(&file.domain.as_str()) {
+            diagnostics.push(Diagnostic::file(
+                path,
+                format!(
+                    "key `domain`: `{}` is the name of a generated module ({}); choose another",
+                    file.domain,
+                    RESERVED_MODULES.join(", ")
+                ),
+            ));
         }
         if stem != file.domain {
             diagnostics.push(Diagnostic::file(

@@ -1,4 +1,4 @@
-//! The output side of the contract (design.md §7): Markdown for the model, JSON for programs.
+//! The output side of the contract: Markdown for the model, JSON for programs.
 //!
 //! `markdown` is the one writer of cards, tables and hint blocks and owns all escaping;
 //! `cell` describes values by kind; `format` renders dates, sizes and statuses as plain

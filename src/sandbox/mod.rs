@@ -1,4 +1,4 @@
-//! An in-memory GitLab that speaks the REST v4 subset the catalog uses (design.md §9).
+//! An in-memory GitLab that speaks the REST v4 subset the catalog uses.
 //!
 //! `--sandbox` starts it in-process on a random loopback port and points the client at it
 //! with `TOKEN`; `gitlab-mcp sandbox --listen` serves it alone. It is data-driven: routes

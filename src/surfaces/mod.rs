@@ -1,4 +1,4 @@
-//! The three tool surfaces over the one catalog (design.md §6).
+//! The three tool surfaces over the one catalog.
 //!
 //! A surface decides what `tools/list` shows and how a `tools/call` names an action; it
 //! never runs anything itself. Every call becomes a `Route`, which the server hands to the

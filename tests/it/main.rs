@@ -4,9 +4,9 @@
 
 mod support;
 
-mod codegen;
 mod errors;
 mod generated;
+mod golden;
 mod mcp;
 mod paths;
 mod policy;
@@ -16,3 +16,11 @@ mod resources;
 mod search;
 mod snapshots;
 mod surfaces;
+
+/// What the fixture's generated code (`golden::fixture`) imports as `crate::prelude`: the
+/// runtime's part of the real prelude, and the fixture's own types.
+mod prelude {
+    pub use crate::golden::fixture::enums::*;
+    pub use crate::golden::fixture::types::*;
+    pub use gitlab_mcp::prelude::runtime::*;
+}

@@ -17,7 +17,9 @@ pub fn module(action: &Action) -> TokenStream {
     let docs = doc(&format!("`{}`: {}.", action.id, action.title));
     let params = params_struct(action);
     let check = check_impl(action);
-    let output = output_type(action);
+    // Only a handler builds the result in Rust; for every other action the entity's
+    // description is all the runtime needs.
+    let output = action.handler.is_some().then(|| output_type(action));
     quote! {
         #docs
         pub mod #name {
@@ -163,7 +165,7 @@ fn request_body(action: &Action) -> TokenStream {
 }
 
 fn output_type(action: &Action) -> TokenStream {
-    let docs = doc(&format!("The result type of `{}`.", action.id));
+    let docs = doc(&format!("What `{}`'s handler returns.", action.id));
     let ty = match &action.output {
         Output::Single { ty } => {
             let ty = camel(ty);

@@ -1,6 +1,7 @@
 //! The generator refuses a bad manifest with one line per problem, naming the file, the
-//! action and the key. These run the build-time generator itself on edited copies of
-//! `actions/`.
+//! action and the key, and never panics. These run the build-time generator itself on
+//! edited copies of `actions/` and of its fixture manifest (`tests/codegen/actions`), and
+//! keep the fixture's generated Rust (`tests/codegen/golden.rs`) fresh.
 
 #[path = "../../src/codegen/mod.rs"]
 #[allow(dead_code, reason = "the build script uses the rest of the generator")]
@@ -14,7 +15,20 @@ static SCRATCH: AtomicUsize = AtomicUsize::new(0);
 
 /// Copies `actions/` to a scratch folder, applies `edit` to one file, and runs the generator.
 fn generate_with(file: &str, edit: impl Fn(String) -> String) -> Result<String, Vec<String>> {
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("actions");
+    generate_edited("actions", file, edit)
+}
+
+/// The same, on a copy of the fixture manifest.
+fn fixture_problems(file: &str, edit: impl Fn(String) -> String) -> Vec<String> {
+    generate_edited("tests/codegen/actions", file, edit).expect_err("the manifest is refused")
+}
+
+fn generate_edited(
+    dir: &str,
+    file: &str,
+    edit: impl Fn(String) -> String,
+) -> Result<String, Vec<String>> {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
     let n = SCRATCH.fetch_add(1, Ordering::SeqCst);
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("actions-{}-{n}", std::process::id()));
@@ -148,4 +162,109 @@ fn a_kind_must_fit_its_field() {
         )
     });
     assert!(found.iter().any(|p| p.contains("type `Project`: key `card.5.kind`: `user` needs a type with a required `username`, but `star_count` is `integer`")), "{found:?}");
+}
+
+/// The fixture manifest (tests/codegen/actions) generates exactly the committed golden
+/// file, which tests/it/golden.rs compiles with warnings denied.
+#[test]
+fn the_fixture_generates_the_golden_file() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/codegen");
+    let code = generator::generate(&root.join("actions")).unwrap_or_else(|d| {
+        panic!(
+            "{}",
+            d.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    });
+    let golden = root.join("golden.rs");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &code).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&golden).unwrap_or_default();
+    assert!(
+        committed == code,
+        "tests/codegen/golden.rs is stale: the generator's output changed. Review the new \
+         output with `UPDATE_GOLDEN=1 cargo test --test codegen` and commit \
+         it with the generator change."
+    );
+}
+
+/// Every manifest name becomes a Rust name; one that cannot is a diagnostic, never a panic
+/// of the build script.
+#[test]
+fn names_that_cannot_be_rust_are_diagnostics() {
+    let cases: [(&str, &str, &str, &str); 7] = [
+        (
+            "shared.yaml",
+            "      ref: {type: string}\n",
+            "      self: {type: string}\n",
+            "actions/shared.yaml: type `Thing`: key `fields.self`: `self` cannot be a Rust name",
+        ),
+        (
+            "shared.yaml",
+            "      ref: {type: string}\n",
+            "      web-url: {type: string}\n",
+            "actions/shared.yaml: type `Thing`: key `fields.web-url`: `web-url` is not lower_snake_case",
+        ),
+        (
+            "thing.yaml",
+            "      ref:\n        type: string\n        description: A branch",
+            "      super:\n        type: string\n        description: A branch",
+            "actions/thing.yaml: action `thing.list`: key `params.super`: `super` cannot be a Rust name",
+        ),
+        (
+            "thing.yaml",
+            "      confidential:\n",
+            "      output:\n        type: string\n        enum: [a, b]\n        description: An enum named like `Output`.\n      confidential:\n",
+            "actions/thing.yaml: action `thing.list`: key `params.output`: its values would be the Rust enum `Output`, which collides with a name generated code already uses",
+        ),
+        (
+            "shared.yaml",
+            "  Share:\n",
+            "  Request:\n",
+            "actions/shared.yaml: type `Request`: key ``: generated code already uses this name",
+        ),
+        (
+            "thing.yaml",
+            "  shares:\n",
+            "  crate:\n",
+            "actions/thing.yaml: action `thing.crate`: the action name: `crate` cannot be a Rust name",
+        ),
+        (
+            "thing.yaml",
+            "enum: [2fa, self, a-b, created_by_me]",
+            "enum: [2fa, self, a-b, a_b]",
+            "actions/thing.yaml: action `thing.list`: key `params.type.enum`: `a-b` and `a_b` would be the same Rust variant",
+        ),
+    ];
+    for (file, from, to, expected) in cases {
+        let found = fixture_problems(file, |t| t.replacen(from, to, 1));
+        assert!(
+            found.iter().any(|p| p.starts_with(expected)),
+            "{from:?} -> {to:?}: expected {expected:?} in {found:?}"
+        );
+    }
+}
+
+/// The generator reserves every name the runtime prelude exports.
+#[test]
+fn the_reserved_names_cover_the_prelude() {
+    let prelude =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/prelude.rs"))
+            .unwrap();
+    let runtime = prelude.split("pub mod runtime").nth(1).unwrap();
+    let names: Vec<&str> = runtime
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|word| word.starts_with(|c: char| c.is_ascii_uppercase()))
+        .collect();
+    assert!(names.len() > 20, "{names:?}");
+    for name in names {
+        assert!(
+            generator::resolve::RESERVED_TYPES.contains(&name),
+            "`{name}` is exported to generated code but not reserved"
+        );
+    }
 }

@@ -1,0 +1,177 @@
+//! `gitlab-mcp spec-check <openapi.yaml>`: which actions' method and path are not in GitLab's
+//! spec, and how much of the spec the catalog covers.
+//!
+//! The spec is incomplete (notes, labels, to-dos, `/user`, `/users` and more are missing), so
+//! an action it lacks is listed, with the GitLab docs page that documents it, in
+//! `actions/not-in-openapi.tsv`. An action missing from both is a failure, and so is a list
+//! entry that is no longer needed.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::{Spec, shape, spec_shapes};
+use crate::catalog::{ACTIONS, Action};
+
+/// Actions GitLab documents but its OpenAPI spec lacks: `id<TAB>docs page<TAB>why`.
+const NOT_IN_OPENAPI: &str = include_str!("../../actions/not-in-openapi.tsv");
+
+/// What `spec-check` found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Spec operations (method and path shape).
+    pub operations: usize,
+    /// Spec operations at least one action covers.
+    pub covered: usize,
+    /// Actions whose method and path shape the spec has.
+    pub matched: usize,
+    /// Actions the spec lacks, found in the list with their docs page.
+    pub listed: Vec<(&'static str, &'static str)>,
+    /// Actions the spec lacks and the list does not explain.
+    pub unlisted: Vec<&'static Action>,
+    /// List entries that are wrong: no such action, or the spec has it after all.
+    pub stale: Vec<String>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.unlisted.is_empty() && self.stale.is_empty()
+    }
+
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let percent = 100.0 * self.covered as f64 / self.operations.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "The catalog's {} actions cover {} of the spec's {} operations ({percent:.1}%).",
+            ACTIONS.len(),
+            self.covered,
+            self.operations
+        );
+        let _ = writeln!(
+            out,
+            "{} actions match the spec; {} are documented by GitLab but missing from the spec (actions/not-in-openapi.tsv).",
+            self.matched,
+            self.listed.len()
+        );
+        if !self.unlisted.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nNot in the spec and not in actions/not-in-openapi.tsv (fix the method or path, or list the action with its GitLab docs page):"
+            );
+            for action in &self.unlisted {
+                let _ = writeln!(out, "  {}: {} {}", action.id, action.method, action.path);
+            }
+        }
+        if !self.stale.is_empty() {
+            let _ = writeln!(out, "\nStale entries in actions/not-in-openapi.tsv:");
+            for entry in &self.stale {
+                let _ = writeln!(out, "  {entry}");
+            }
+        }
+        out
+    }
+}
+
+/// Compares every catalog action with the spec's operations.
+pub fn check(spec: &Spec) -> Report {
+    let mut operations = BTreeSet::new();
+    for operation in spec.operations() {
+        for path in spec_shapes(&operation.path) {
+            operations.insert((operation.method.clone(), path));
+        }
+    }
+    let listed = listed();
+    let mut report = Report {
+        operations: spec.operations().len(),
+        ..Report::default()
+    };
+    let mut covered = BTreeSet::new();
+    for action in ACTIONS {
+        let key = (action.method.as_str().to_owned(), shape(action.path));
+        let entry = listed.iter().find(|(id, ..)| *id == action.id);
+        match (operations.contains(&key), entry) {
+            (true, None) => {
+                report.matched += 1;
+                covered.insert(key);
+            }
+            (true, Some(_)) => {
+                report.matched += 1;
+                covered.insert(key);
+                report.stale.push(format!(
+                    "{}: the spec has {} {} now; remove the entry",
+                    action.id, action.method, action.path
+                ));
+            }
+            (false, Some((id, page, _))) => report.listed.push((id, page)),
+            (false, None) => report.unlisted.push(action),
+        }
+    }
+    for (id, ..) in &listed {
+        if !ACTIONS.iter().any(|a| a.id == *id) {
+            report.stale.push(format!("{id}: no such action"));
+        }
+    }
+    // An operation counts once, however many optional-segment spellings it has.
+    report.covered = spec
+        .operations()
+        .iter()
+        .filter(|operation| {
+            spec_shapes(&operation.path)
+                .into_iter()
+                .any(|path| covered.contains(&(operation.method.clone(), path)))
+        })
+        .count();
+    report
+}
+
+/// The list's rows: id, docs page, why.
+fn listed() -> Vec<(&'static str, &'static str, &'static str)> {
+    NOT_IN_OPENAPI
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .skip(1)
+        .filter_map(|line| {
+            let mut columns = line.split('\t');
+            Some((
+                columns.next()?,
+                columns.next()?,
+                columns.next().unwrap_or(""),
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_action_has_a_docs_page() {
+        for (id, page, why) in listed() {
+            assert!(page.starts_with("https://docs.gitlab.com/"), "{id}: {page}");
+            assert!(!why.trim().is_empty(), "{id}: say why the spec lacks it");
+        }
+    }
+
+    #[test]
+    fn a_spec_decides_match_coverage_and_staleness() {
+        let spec: Spec = serde_json::from_value(serde_json::json!({
+            "paths": {
+                "/api/v4/projects/{id}/merge_requests": {"get": {}, "post": {}},
+                "/api/v4/projects/{id}/(-/)search": {"get": {}},
+                "/api/v4/version": {"get": {}}
+            }
+        }))
+        .unwrap();
+        let report = check(&spec);
+        assert_eq!(report.operations, 4);
+        // merge_request.list and merge_request.create match; nothing covers search or version.
+        assert_eq!(report.covered, 2);
+        assert!(!report.passed(), "most actions are not in this tiny spec");
+        assert!(
+            report.unlisted.iter().any(|a| a.id == "project.get"),
+            "{}",
+            report.text()
+        );
+    }
+}
