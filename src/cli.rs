@@ -85,6 +85,18 @@ pub enum Command {
         /// GitLab's OpenAPI v2 document (openapi_v2.yaml).
         spec: PathBuf,
     },
+    /// Check the entity types against GitLab's response schemas and keep the decoding
+    /// fixtures derived from them fresh (maintainers).
+    ShapeCheck {
+        /// GitLab's `spec/fixtures/api/schemas` folder.
+        schemas: PathBuf,
+        /// Where the derived fixtures live.
+        #[arg(long, default_value = "tests/fixtures/shapes")]
+        fixtures: PathBuf,
+        /// Rewrite the fixtures instead of checking them.
+        #[arg(long)]
+        write: bool,
+    },
     /// Draft an action's YAML from one operation of GitLab's OpenAPI v2 spec (maintainers).
     Scaffold {
         /// GitLab's OpenAPI v2 document (openapi_v2.yaml).
@@ -237,6 +249,31 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::SpecCheck { spec } => {
             let report = crate::spec::check(&crate::spec::Spec::read(&spec)?);
             say!("{}", report.text().trim_end())?;
+            Ok(if report.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::ShapeCheck {
+            schemas,
+            fixtures,
+            write,
+        } => {
+            let schemas = crate::spec::Schemas::new(&schemas);
+            let report = crate::spec::check_shapes(&schemas);
+            say!("{}", report.text().trim_end())?;
+            let stale = crate::spec::write_fixtures(&schemas, &fixtures, !write)?;
+            for path in &stale {
+                let verb = if write { "rewrote" } else { "stale:" };
+                eprintln!("{verb} {}", path.display());
+            }
+            if !write && !stale.is_empty() {
+                eprintln!(
+                    "Run `cargo run -- shape-check <schemas> --write` and review the fixtures."
+                );
+                return Ok(ExitCode::FAILURE);
+            }
             Ok(if report.passed() {
                 ExitCode::SUCCESS
             } else {

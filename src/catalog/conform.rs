@@ -159,6 +159,7 @@ mod tests {
         ],
         card: &[],
         table: &[],
+        gitlab_schema: None,
     };
 
     static PIPELINE: Entity = Entity {
@@ -201,6 +202,7 @@ mod tests {
         ],
         card: &[],
         table: &[],
+        gitlab_schema: None,
     };
 
     #[test]

@@ -24,6 +24,8 @@ pub struct Entity {
     pub card: &'static [FieldView],
     /// The columns of a table of entities.
     pub table: &'static [FieldView],
+    /// GitLab's response schema the type follows (`pipeline/detail.json`), if it has one.
+    pub gitlab_schema: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -26,7 +26,7 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/actions.rs"));
 }
 
-pub use generated::{ACTIONS, DOMAINS};
+pub use generated::{ACTIONS, DOMAINS, ENTITIES};
 
 /// The arguments of one call, as the client sent them (after alias normalisation).
 pub type Args = serde_json::Map<String, serde_json::Value>;

@@ -212,6 +212,11 @@ pub struct TypeDef {
     pub card: Vec<FieldViewDef>,
     #[serde(default)]
     pub table: Vec<FieldViewDef>,
+    /// GitLab's own response schema for this type, under `public_api/v4/` in GitLab's
+    /// `spec/fixtures/api/schemas/` (`pipeline/detail.json`); `shape-check` holds the
+    /// fields to it.
+    #[serde(default)]
+    pub gitlab_schema: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -175,6 +175,7 @@ pub struct EntityType {
     pub fields: Vec<Field>,
     pub card: Vec<FieldView>,
     pub table: Vec<FieldView>,
+    pub gitlab_schema: Option<String>,
 }
 
 impl EntityType {
@@ -481,6 +482,7 @@ fn resolve_types(
             fields,
             card: Vec::new(),
             table: Vec::new(),
+            gitlab_schema: def.gitlab_schema.clone(),
         });
         pending_views.push((&def.card, &def.table));
     }

@@ -1,5 +1,6 @@
-//! Maintainer tools against GitLab's OpenAPI v2 spec: `spec-check` compares the catalog with
-//! it, `scaffold` drafts an action's YAML from one of its operations.
+//! Maintainer tools against GitLab's own API descriptions: `spec-check` compares the catalog
+//! with the OpenAPI v2 spec, `scaffold` drafts an action's YAML from one of its operations,
+//! and `shape-check` holds the entity types to GitLab's response schemas.
 //!
 //! GitLab's spec is Swagger 2.0 with Grape's path syntax: optional segments in parentheses
 //! (`/projects/{id}/(-/)search`) and splats (`*artifact_path`). Paths are compared by
@@ -7,6 +8,7 @@
 
 mod check;
 mod scaffold;
+mod shapes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,6 +18,7 @@ use serde_json::Value;
 
 pub use check::{Report, check};
 pub use scaffold::scaffold;
+pub use shapes::{Schemas, ShapeReport, check as check_shapes, write_fixtures};
 
 /// The parts of the spec the tools read.
 #[derive(Debug, Deserialize)]

@@ -30,6 +30,7 @@ pub mod types {
         ],
         card: &[FieldView::new("id", "ID", CellKind::Integer)],
         table: &[FieldView::new("username", "Who", CellKind::Reference)],
+        gitlab_schema: None,
     };
 
     /// A record whose fields are named after Rust keywords.
@@ -90,6 +91,7 @@ pub mod types {
             FieldView::new("title", "Title", CellKind::Text),
             FieldView::new("owner", "Owner", CellKind::User),
         ],
+        gitlab_schema: None,
     };
 
     /// A key and a number, read from an object's entries.
@@ -115,6 +117,7 @@ pub mod types {
             FieldView::new("key", "Key", CellKind::Code),
             FieldView::new("percent", "Share", CellKind::Percent),
         ],
+        gitlab_schema: None,
     };
 }
 
@@ -687,6 +690,9 @@ pub static ACTIONS: &[Action] = &[
         ..Action::DEFAULTS
     },
 ];
+
+/// Every entity type, in manifest order.
+pub static ENTITIES: &[&Entity] = &[&types::PERSON, &types::THING, &types::SHARE];
 
 /// Every domain, sorted by name.
 pub static DOMAINS: &[DomainInfo] = &[

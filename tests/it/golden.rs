@@ -39,6 +39,8 @@ fn every_fixture_example_checks_into_its_request() {
         ]
     );
     assert_eq!(fixture::DOMAINS.len(), 2);
+    let entities: Vec<&str> = fixture::ENTITIES.iter().map(|e| e.name).collect();
+    assert_eq!(entities, ["Person", "Thing", "Share"]);
 }
 
 #[test]

@@ -14,6 +14,7 @@ mod process;
 mod protocol;
 mod resources;
 mod search;
+mod shapes;
 mod snapshots;
 mod surfaces;
 

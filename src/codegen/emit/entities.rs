@@ -82,6 +82,7 @@ fn description(entity: &EntityType) -> TokenStream {
         }
         tokens
     });
+    let gitlab_schema = option_str(entity.gitlab_schema.as_deref());
     let card = entity.card.iter().map(field_view);
     let table = entity.table.iter().map(field_view);
     quote! {
@@ -95,6 +96,7 @@ fn description(entity: &EntityType) -> TokenStream {
             fields: &[#(#fields),*],
             card: &[#(#card),*],
             table: &[#(#table),*],
+            gitlab_schema: #gitlab_schema,
         };
     }
 }

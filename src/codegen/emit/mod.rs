@@ -21,6 +21,7 @@ use ident::{camel, doc, snake};
 
 pub fn catalog(catalog: &Catalog) -> TokenStream {
     let types = catalog.types.iter().map(entities::entity);
+    let entity_statics = catalog.types.iter().map(|t| ident::screaming(&t.name));
     let enums = catalog.enums.iter().map(enum_type);
     let domains = catalog.domains.iter().map(domain_module);
     let all: Vec<_> = catalog
@@ -60,6 +61,9 @@ pub fn catalog(catalog: &Catalog) -> TokenStream {
 
         /// Every action in the catalog, in manifest order (domains by file name).
         pub static ACTIONS: &[Action] = &[#(#entries),*];
+
+        /// Every entity type, in manifest order.
+        pub static ENTITIES: &[&Entity] = &[#(&types::#entity_statics),*];
 
         /// Every domain, sorted by name.
         pub static DOMAINS: &[DomainInfo] = &[#(#domain_entries),*];
