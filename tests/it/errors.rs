@@ -230,7 +230,9 @@ async fn upstream_faults_become_repairable_errors_and_reads_retry() {
         .call("project.get", args(json!({"project_id": 101})), false)
         .await;
     assert!(
-        outcome.is_error && outcome.text.contains("Could not reach GitLab"),
+        outcome.is_error
+            && outcome.text.contains("connection to GitLab broke")
+            && outcome.text.contains("This read changed nothing"),
         "{}",
         outcome.text
     );

@@ -7,6 +7,7 @@ mod support;
 mod codegen;
 mod errors;
 mod generated;
+mod jsonrpc;
 mod mcp;
 mod paths;
 mod policy;
