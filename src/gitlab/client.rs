@@ -315,6 +315,10 @@ fn classify(error: &reqwest::Error) -> GitlabError {
     if let Some(tls) = find_cause::<rustls::Error>(error) {
         return GitlabError::new(ErrorKind::Tls, tls_reason(tls));
     }
+    let text = describe(error);
+    if text.contains("certificate") || text.contains("TLS") || text.contains("handshake") {
+        return GitlabError::new(ErrorKind::Tls, text);
+    }
     if error.is_connect() {
         return GitlabError::new(ErrorKind::Network, describe(error));
     }
@@ -339,18 +343,19 @@ fn tls_reason(error: &rustls::Error) -> String {
 
 /// The first cause of type `T` in an error's chain, looking inside `io::Error`s too.
 fn find_cause<T: std::error::Error + 'static>(error: &reqwest::Error) -> Option<&T> {
-    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(cause) = current {
+    let mut pending: Vec<&(dyn std::error::Error + 'static)> = vec![error];
+    while let Some(cause) = pending.pop() {
         if let Some(found) = cause.downcast_ref::<T>() {
             return Some(found);
         }
         if let Some(io) = cause.downcast_ref::<std::io::Error>()
             && let Some(inner) = io.get_ref()
-            && let Some(found) = inner.downcast_ref::<T>()
         {
-            return Some(found);
+            pending.push(inner);
         }
-        current = cause.source();
+        if let Some(next) = cause.source() {
+            pending.push(next);
+        }
     }
     None
 }

@@ -6,6 +6,7 @@ mod support;
 
 mod codegen;
 mod errors;
+mod faults;
 mod generated;
 mod jsonrpc;
 mod mcp;
@@ -17,3 +18,4 @@ mod resources;
 mod search;
 mod snapshots;
 mod surfaces;
+mod upstream;
