@@ -99,7 +99,13 @@ pub struct Options {
 pub struct ConnectionOptions {
     /// How the token is sent: private-token (PRIVATE-TOKEN), oauth (Authorization: Bearer)
     /// or job-token (JOB-TOKEN; CI_JOB_TOKEN is read when GITLAB_TOKEN is unset).
-    #[arg(long = "auth", env = "GITLAB_AUTH", value_enum, default_value_t, global = true)]
+    #[arg(
+        long = "auth",
+        env = "GITLAB_AUTH",
+        value_enum,
+        default_value_t,
+        global = true
+    )]
     pub auth: AuthKind,
 
     /// A PEM file of extra trusted certificate authorities, for a GitLab behind a private CA.
@@ -151,7 +157,10 @@ impl ConnectionOptions {
                 "GITLAB_SKIP_TLS_VERIFY is on: any certificate is accepted, so anyone on the network path can read the token. Use GITLAB_CA_FILE instead."
             );
         }
-        let secrets = token.iter().map(|t| t.expose()).chain(checked.password.as_deref());
+        let secrets = token
+            .iter()
+            .map(|t| t.expose())
+            .chain(checked.password.as_deref());
         crate::redact::register_for_logs(secrets);
         let settings = ClientSettings {
             auth: self.auth,

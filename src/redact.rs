@@ -164,7 +164,10 @@ fn match_escaped(text: &str, wanted: &[char]) -> Option<usize> {
     let mut chars = text.char_indices().peekable();
     for (index, &want) in wanted.iter().enumerate() {
         if index > 0 {
-            while chars.peek().is_some_and(|&(_, c)| c == '\\' && want != '\\') {
+            while chars
+                .peek()
+                .is_some_and(|&(_, c)| c == '\\' && want != '\\')
+            {
                 chars.next();
             }
         }
@@ -271,7 +274,10 @@ mod tests {
             format!("plain {TOKEN} end"),
             "markdown glpat-x9\\_-Kd2Lm8Qp end".to_owned(),
             "doubly glpat\\-x9\\_\\-Kd2Lm8Qp end".to_owned(),
-            format!("url ?private_token={} end", crate::gitlab::encode_component(TOKEN)),
+            format!(
+                "url ?private_token={} end",
+                crate::gitlab::encode_component(TOKEN)
+            ),
             format!("json {}", serde_json::to_string(TOKEN).unwrap()),
         ] {
             let clean = redactor.text(&text);

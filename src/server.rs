@@ -302,11 +302,8 @@ pub async fn shutdown_signal() {
 /// `max_message_bytes` are refused with an error reply (`wire.rs`).
 pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
-    let wire = crate::wire::GuardedWire::new(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        max_message_bytes,
-    );
+    let wire =
+        crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
     let running = server.serve(wire).await?;
     tokio::select! {
         result = running.waiting() => {

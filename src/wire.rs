@@ -87,15 +87,13 @@ where
                 Some(extra) => {
                     *extra += piece.len();
                     let room = ID_WINDOW.saturating_sub(self.line.len());
-                    self.line
-                        .extend_from_slice(&piece[..piece.len().min(room)]);
+                    self.line.extend_from_slice(&piece[..piece.len().min(room)]);
                 }
                 None if self.line.len() + piece.len() > self.limit => {
                     self.over = Some(self.line.len() + piece.len());
                     self.line.truncate(ID_WINDOW);
                     let room = ID_WINDOW.saturating_sub(self.line.len());
-                    self.line
-                        .extend_from_slice(&piece[..piece.len().min(room)]);
+                    self.line.extend_from_slice(&piece[..piece.len().min(room)]);
                 }
                 None => self.line.extend_from_slice(piece),
             }
@@ -327,7 +325,9 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        assert!(matches!(judge(b"{nope"), Verdict::Reply(e, None) if e.code == ErrorCode::PARSE_ERROR));
+        assert!(
+            matches!(judge(b"{nope"), Verdict::Reply(e, None) if e.code == ErrorCode::PARSE_ERROR)
+        );
         assert!(matches!(judge(b"  "), Verdict::Skip));
         assert!(matches!(
             judge(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}"#),

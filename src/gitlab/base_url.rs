@@ -24,7 +24,8 @@ pub fn check(text: &str) -> Result<BaseUrl, String> {
             "GITLAB_URL `{text}` has no scheme; write it in full, such as `https://{text}`"
         ));
     }
-    let url = Url::parse(text).map_err(|error| format!("GITLAB_URL is not a valid URL ({error})"))?;
+    let url =
+        Url::parse(text).map_err(|error| format!("GITLAB_URL is not a valid URL ({error})"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!(
             "GITLAB_URL must start with https:// (or http://), not `{}://`",
@@ -39,9 +40,11 @@ pub fn check(text: &str) -> Result<BaseUrl, String> {
             "GITLAB_URL uses plain http:// to {host}: the token and every answer travel unencrypted. Use https:// unless this network is trusted."
         )
     });
-    let password = url
-        .password()
-        .map(|p| percent_encoding::percent_decode_str(p).decode_utf8_lossy().into_owned());
+    let password = url.password().map(|p| {
+        percent_encoding::percent_decode_str(p)
+            .decode_utf8_lossy()
+            .into_owned()
+    });
     Ok(BaseUrl {
         url: text.to_owned(),
         warning,
@@ -85,8 +88,17 @@ mod tests {
 
     #[test]
     fn plain_http_warns_unless_local() {
-        assert!(check("http://gitlab.example.com").unwrap().warning.is_some());
-        for local in ["http://localhost:8080", "http://127.0.0.1:3000", "http://[::1]:80"] {
+        assert!(
+            check("http://gitlab.example.com")
+                .unwrap()
+                .warning
+                .is_some()
+        );
+        for local in [
+            "http://localhost:8080",
+            "http://127.0.0.1:3000",
+            "http://[::1]:80",
+        ] {
             assert_eq!(check(local).unwrap().warning, None, "{local}");
         }
         let ok = check("https://gitlab.example.com/").unwrap();

@@ -128,7 +128,11 @@ impl GitlabClient {
 
     /// Sends a request and reads its answer whole (up to the body cap) by `deadline`;
     /// retries what is safe to repeat.
-    pub async fn send_by(&self, request: Request, deadline: Instant) -> Result<Response, GitlabError> {
+    pub async fn send_by(
+        &self,
+        request: Request,
+        deadline: Instant,
+    ) -> Result<Response, GitlabError> {
         let cap = self.inner.settings.max_body_bytes;
         self.with_retries(&request, deadline, &[], |stream| async move {
             let status = stream.status;
@@ -151,8 +155,10 @@ impl GitlabClient {
         deadline: Instant,
         headers: &[(&str, String)],
     ) -> Result<BodyStream, GitlabError> {
-        self.with_retries(&request, deadline, headers, |stream| async move { Ok(stream.body) })
-            .await
+        self.with_retries(&request, deadline, headers, |stream| async move {
+            Ok(stream.body)
+        })
+        .await
     }
 
     async fn with_retries<T, F, Fut>(
@@ -181,7 +187,9 @@ impl GitlabClient {
                 Ok(value) => return Ok(value),
                 Err(error) => error.for_write(write),
             };
-            if attempt >= self.inner.settings.retries || !retry::worth_retrying(&error, request.method) {
+            if attempt >= self.inner.settings.retries
+                || !retry::worth_retrying(&error, request.method)
+            {
                 return Err(error);
             }
             let wait = retry::wait(&error, attempt);
@@ -244,7 +252,12 @@ impl GitlabClient {
         let pagination = Pagination::from_headers(|name| {
             response.headers().get(name).and_then(|v| v.to_str().ok())
         });
-        let stream = BodyStream::new(response, deadline, deadline_text, self.inner.redactor.clone());
+        let stream = BodyStream::new(
+            response,
+            deadline,
+            deadline_text,
+            self.inner.redactor.clone(),
+        );
         if status >= 400 {
             // Enough of an error body to quote GitLab's message.
             let body = stream.read_capped(64 * 1024).await.unwrap_or_default();
@@ -291,10 +304,16 @@ fn build_http(settings: &ClientSettings) -> Result<reqwest::Client, String> {
         let pem = std::fs::read(path)
             .map_err(|error| format!("cannot read GITLAB_CA_FILE {}: {error}", path.display()))?;
         let certificates = reqwest::Certificate::from_pem_bundle(&pem).map_err(|error| {
-            format!("GITLAB_CA_FILE {} is not a PEM certificate bundle: {error}", path.display())
+            format!(
+                "GITLAB_CA_FILE {} is not a PEM certificate bundle: {error}",
+                path.display()
+            )
         })?;
         if certificates.is_empty() {
-            return Err(format!("GITLAB_CA_FILE {} holds no certificate", path.display()));
+            return Err(format!(
+                "GITLAB_CA_FILE {} holds no certificate",
+                path.display()
+            ));
         }
         builder = builder.tls_certs_merge(certificates);
     }
@@ -331,7 +350,9 @@ fn tls_reason(error: &rustls::Error) -> String {
         Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
             "issued by an unknown certificate authority".into()
         }
-        Error::InvalidCertificate(CertificateError::Expired) => "the certificate has expired".into(),
+        Error::InvalidCertificate(CertificateError::Expired) => {
+            "the certificate has expired".into()
+        }
         Error::InvalidCertificate(CertificateError::NotValidForName)
         | Error::InvalidCertificate(CertificateError::NotValidForNameContext { .. }) => {
             "the certificate is for another host name".into()
@@ -483,7 +504,9 @@ pub fn looks_like_html(body: &[u8]) -> bool {
         .take(15)
         .map(u8::to_ascii_lowercase)
         .collect();
-    start.starts_with(b"<!doctype html") || start.starts_with(b"<html") || start.starts_with(b"<head")
+    start.starts_with(b"<!doctype html")
+        || start.starts_with(b"<html")
+        || start.starts_with(b"<head")
 }
 
 fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, GitlabError> {

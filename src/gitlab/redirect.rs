@@ -27,7 +27,9 @@ impl fmt::Display for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::OtherOrigin { to } => write!(f, "GitLab redirected to another address ({to})"),
-            Self::Downgrade { to } => write!(f, "GitLab redirected from https to plain http ({to})"),
+            Self::Downgrade { to } => {
+                write!(f, "GitLab redirected from https to plain http ({to})")
+            }
             Self::Loop { hops } => write!(f, "GitLab redirected in a loop ({hops} redirects)"),
         }
     }
@@ -69,7 +71,6 @@ fn origin(url: &Url) -> String {
         url.port_or_known_default().unwrap_or_default()
     )
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -116,7 +116,10 @@ mod tests {
         for attempt in 0..4 {
             let step = BASE * 2_u32.pow(attempt);
             let waited = wait(&error, attempt);
-            assert!(waited >= step / 2 && waited <= step, "{attempt}: {waited:?}");
+            assert!(
+                waited >= step / 2 && waited <= step,
+                "{attempt}: {waited:?}"
+            );
         }
     }
 

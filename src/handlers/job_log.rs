@@ -73,7 +73,11 @@ pub async fn job_log_tail(
     }
     if let Some((start, end)) = window {
         let end = end.min(total);
-        let text = join(kept.lines.iter().filter(|l| l.number >= start && l.number <= end));
+        let text = join(
+            kept.lines
+                .iter()
+                .filter(|l| l.number >= start && l.number <= end),
+        );
         return Ok(output(start, end, start > 1 || end < total, Some(text)));
     }
 
@@ -86,7 +90,11 @@ pub async fn job_log_tail(
             .map(|s| format!(", section {}", s.name))
             .unwrap_or_default();
         content.push_str(&format!("── lines {start}–{end}{section} ──\n"));
-        content.push_str(&join(lines.iter().filter(|l| l.number >= start && l.number <= end)));
+        content.push_str(&join(
+            lines
+                .iter()
+                .filter(|l| l.number >= start && l.number <= end),
+        ));
         content.push('\n');
     }
     if !ranges.is_empty() {

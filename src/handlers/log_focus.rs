@@ -71,7 +71,7 @@ pub fn is_error_line(text: &str) -> bool {
 }
 
 /// The section a line is in, innermost first.
-pub fn section_of<'s>(sections: &'s [Section], line: i64) -> Option<&'s Section> {
+pub fn section_of(sections: &[Section], line: i64) -> Option<&Section> {
     sections
         .iter()
         .filter(|s| s.start <= line && s.end.is_none_or(|end| line <= end))

@@ -67,7 +67,14 @@ pub fn fit(outcome: &mut Outcome, budget: usize, action: &Action) {
             .map(str::to_owned);
         outcome.text = shrink(&outcome.text, room.saturating_sub(NOTE));
         let cut = before.saturating_sub(outcome.text.len());
-        let note = note(action, cut, before, budget, structured_cut, web_url.as_deref());
+        let note = note(
+            action,
+            cut,
+            before,
+            budget,
+            structured_cut,
+            web_url.as_deref(),
+        );
         insert_before_steps(&mut outcome.text, &note);
     }
 }
@@ -325,7 +332,10 @@ mod tests {
     fn every_long_block_keeps_a_share_and_fences_close() {
         let mut text = String::from("## Notes\n\n");
         for i in 0..20 {
-            text.push_str(&format!("**note {i}**\n\n```\n{}\n```\n\n", "x".repeat(50_000)));
+            text.push_str(&format!(
+                "**note {i}**\n\n```\n{}\n```\n\n",
+                "x".repeat(50_000)
+            ));
         }
         text.push_str("---\n💡 **Next steps:**\n- Reply: `x.y`\n");
         let out = shrink(&text, 40_000);

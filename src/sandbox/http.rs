@@ -324,7 +324,9 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
             *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::NO_CONTENT);
             response
         }
-        Answer::Text(bytes) if raw_path.ends_with("/raw") && headers.contains_key(header::RANGE) => {
+        Answer::Text(bytes)
+            if raw_path.ends_with("/raw") && headers.contains_key(header::RANGE) =>
+        {
             byte_range(bytes, headers.get(header::RANGE))
         }
         Answer::Text(bytes) => {

@@ -273,7 +273,9 @@ async fn global_ids_are_never_taken_for_iids() {
         let outcome = dispatcher.call(action, args(arguments), true).await;
         assert!(outcome.is_error, "{action}: {}", outcome.text);
         assert!(
-            outcome.text.contains(&format!("`{key}` is not a parameter")),
+            outcome
+                .text
+                .contains(&format!("`{key}` is not a parameter")),
             "{action}: {}",
             outcome.text
         );

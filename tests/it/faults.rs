@@ -42,9 +42,10 @@ fn project() -> Value {
 }
 
 fn note(body: &str) -> Value {
-    let seed: Value =
-        serde_json::from_str(include_str!("../../src/sandbox/seed/records/issue_notes.json"))
-            .unwrap();
+    let seed: Value = serde_json::from_str(include_str!(
+        "../../src/sandbox/seed/records/issue_notes.json"
+    ))
+    .unwrap();
     let mut note = seed["records"][0].clone();
     note["body"] = Value::String(body.to_owned());
     note
@@ -72,14 +73,27 @@ async fn run(
         "{name}: took {elapsed:?}"
     );
     let wire = serde_json::to_string(&gitlab_mcp::server::call_result(&outcome)).unwrap();
-    assert!(!wire.contains("Kd2Lm8Qp"), "{name}: the token is in the result");
-    let first: String = outcome.text.lines().last().unwrap_or_default().chars().take(90).collect();
+    assert!(
+        !wire.contains("Kd2Lm8Qp"),
+        "{name}: the token is in the result"
+    );
+    let first: String = outcome
+        .text
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .chars()
+        .take(90)
+        .collect();
     eprintln!(
         "FAULT | {name} | {attempts} | {} ms | {} | {bytes} B | {first}",
         elapsed.as_millis(),
         if outcome.is_error { "error" } else { "ok" },
     );
-    eprintln!("FAULT | largest result so far | {} B", LARGEST_RESULT.load(Ordering::Relaxed));
+    eprintln!(
+        "FAULT | largest result so far | {} B",
+        LARGEST_RESULT.load(Ordering::Relaxed)
+    );
     (outcome, attempts, elapsed)
 }
 
@@ -101,8 +115,18 @@ async fn a_redirect_within_the_origin_is_followed_with_the_token() {
     .await;
     assert!(!outcome.is_error, "{}", outcome.text);
     assert_eq!(attempts, 2);
-    assert!(upstream.seen().iter().all(|s| s.header("private-token") == Some(TOKEN)));
-    assert!(upstream.seen().iter().all(|s| s.header("referer").is_none()));
+    assert!(
+        upstream
+            .seen()
+            .iter()
+            .all(|s| s.header("private-token") == Some(TOKEN))
+    );
+    assert!(
+        upstream
+            .seen()
+            .iter()
+            .all(|s| s.header("referer").is_none())
+    );
 }
 
 #[tokio::test]
@@ -122,7 +146,11 @@ async fn no_token_or_body_follows_a_redirect_to_another_host() {
     assert!(outcome.is_error);
     assert!(outcome.text.contains("another address"), "{}", outcome.text);
     assert_eq!(attempts, 1, "a refused redirect is never retried");
-    assert!(other.seen().is_empty(), "the other host got {:?}", other.seen());
+    assert!(
+        other.seen().is_empty(),
+        "the other host got {:?}",
+        other.seen()
+    );
     assert_eq!(other.accepted.load(Ordering::Relaxed), 0);
     assert!(upstream.seen()[0].body_text().contains("secret plans"));
 
@@ -134,7 +162,11 @@ async fn no_token_or_body_follows_a_redirect_to_another_host() {
         json!({"project_id": 101}),
     )
     .await;
-    assert!(outcome.is_error && outcome.text.contains("GITLAB_URL"), "{}", outcome.text);
+    assert!(
+        outcome.is_error && outcome.text.contains("GITLAB_URL"),
+        "{}",
+        outcome.text
+    );
     assert_eq!(attempts, 2);
     assert!(other.seen().is_empty());
 }
@@ -153,7 +185,11 @@ async fn https_never_downgrades_to_http() {
         json!({"project_id": 101}),
     )
     .await;
-    assert!(outcome.text.contains("from https to plain http"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("from https to plain http"),
+        "{}",
+        outcome.text
+    );
     assert_eq!(attempts, 1);
     assert_eq!(plain.accepted.load(Ordering::Relaxed), 0);
 }
@@ -161,7 +197,11 @@ async fn https_never_downgrades_to_http() {
 #[tokio::test]
 async fn a_redirect_loop_stops_early_and_is_not_retried() {
     let upstream = Upstream::start(|seen| {
-        let next = if seen.path.ends_with("/a") { "/api/v4/b" } else { "/api/v4/a" };
+        let next = if seen.path.ends_with("/a") {
+            "/api/v4/b"
+        } else {
+            "/api/v4/a"
+        };
         Reply::Redirect(302, next.into())
     });
     let dispatcher = dispatcher(&upstream.url(), |_| {});
@@ -192,11 +232,22 @@ async fn a_silent_upstream_ends_at_the_deadline() {
         json!({"project_id": 101}),
     )
     .await;
-    assert!(outcome.text.contains("did not answer within 2.0 s"), "{}", outcome.text);
-    assert!(outcome.text.contains("This read changed nothing"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("did not answer within 2.0 s"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome.text.contains("This read changed nothing"),
+        "{}",
+        outcome.text
+    );
     assert_eq!(attempts, 1);
     assert!(elapsed >= DEADLINE && elapsed < DEADLINE + Duration::from_millis(500));
-    eprintln!("FAULT | deadline observed against a silent upstream | {} ms", elapsed.as_millis());
+    eprintln!(
+        "FAULT | deadline observed against a silent upstream | {} ms",
+        elapsed.as_millis()
+    );
 }
 
 #[tokio::test]
@@ -212,8 +263,16 @@ async fn a_write_whose_connection_resets_is_not_repeated_and_says_to_check() {
     )
     .await;
     assert_eq!(attempts, 1, "the write was repeated");
-    assert!(outcome.text.contains("may or may not have taken effect"), "{}", outcome.text);
-    assert!(outcome.text.contains("`issue.note_list`"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("may or may not have taken effect"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome.text.contains("`issue.note_list`"),
+        "{}",
+        outcome.text
+    );
     assert!(!outcome.text.contains("then retry"), "{}", outcome.text);
 
     let (outcome, attempts, _) = run(
@@ -225,7 +284,11 @@ async fn a_write_whose_connection_resets_is_not_repeated_and_says_to_check() {
     )
     .await;
     assert_eq!(attempts, 1 + 3, "a read is retried twice");
-    assert!(outcome.text.contains("This read changed nothing"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("This read changed nothing"),
+        "{}",
+        outcome.text
+    );
 }
 
 #[tokio::test]
@@ -247,7 +310,11 @@ async fn server_errors_are_worded_by_whether_anything_may_have_changed() {
     )
     .await;
     assert_eq!(attempts, 3);
-    assert!(outcome.text.contains("This read changed nothing"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("This read changed nothing"),
+        "{}",
+        outcome.text
+    );
     assert!(!outcome.text.contains("may or may not"), "{}", outcome.text);
     let (outcome, attempts, _) = run(
         "500 on a POST",
@@ -258,8 +325,16 @@ async fn server_errors_are_worded_by_whether_anything_may_have_changed() {
     )
     .await;
     assert_eq!(attempts, 4, "the write was repeated");
-    assert!(outcome.text.contains("may or may not have taken effect"), "{}", outcome.text);
-    assert!(outcome.text.contains("Check with `issue.note_list`"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("may or may not have taken effect"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome.text.contains("Check with `issue.note_list`"),
+        "{}",
+        outcome.text
+    );
 }
 
 #[tokio::test]
@@ -290,7 +365,11 @@ async fn an_html_page_is_not_an_answer() {
         json!({"project_id": 101}),
     )
     .await;
-    assert!(outcome.text.contains("a web page instead of an API answer"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("a web page instead of an API answer"),
+        "{}",
+        outcome.text
+    );
     assert_eq!(attempts, 1);
     let (outcome, _, _) = run(
         "HTML page for a job log",
@@ -309,21 +388,23 @@ async fn rate_limits_are_waited_out_as_asked() {
     let body = project().to_string();
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
-    let upstream = Upstream::start(move |_| {
-        match counter.fetch_add(1, Ordering::Relaxed) {
-            0 => {
-                let at = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(1));
-                Reply::With(429, vec![("retry-after".into(), at)], b"{}".to_vec())
-            }
-            1 => {
-                let reset = SystemTime::now()
-                    .duration_since(SystemTime::UNIX_EPOCH)
-                    .unwrap()
-                    .as_secs();
-                Reply::With(429, vec![("ratelimit-reset".into(), reset.to_string())], b"{}".to_vec())
-            }
-            _ => Reply::Json(200, body.clone()),
+    let upstream = Upstream::start(move |_| match counter.fetch_add(1, Ordering::Relaxed) {
+        0 => {
+            let at = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(1));
+            Reply::With(429, vec![("retry-after".into(), at)], b"{}".to_vec())
         }
+        1 => {
+            let reset = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
+            Reply::With(
+                429,
+                vec![("ratelimit-reset".into(), reset.to_string())],
+                b"{}".to_vec(),
+            )
+        }
+        _ => Reply::Json(200, body.clone()),
     });
     let first = dispatcher(&upstream.url(), |_| {});
     let (outcome, attempts, elapsed) = run(
@@ -340,7 +421,11 @@ async fn rate_limits_are_waited_out_as_asked() {
 
     // A wait that does not fit the deadline ends the call at once, saying how long.
     let upstream = Upstream::start(|_| {
-        Reply::With(429, vec![("retry-after".into(), "30".into())], b"{}".to_vec())
+        Reply::With(
+            429,
+            vec![("retry-after".into(), "30".into())],
+            b"{}".to_vec(),
+        )
     });
     let patient = dispatcher(&upstream.url(), |_| {});
     let (outcome, attempts, elapsed) = run(
@@ -374,9 +459,17 @@ async fn a_private_ca_is_named_then_trusted() {
     )
     .await;
     assert!(outcome.text.contains("GITLAB_CA_FILE"), "{}", outcome.text);
-    assert!(outcome.text.contains("unknown certificate authority"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("unknown certificate authority"),
+        "{}",
+        outcome.text
+    );
     assert_eq!(attempts, 0);
-    assert_eq!(upstream.accepted.load(Ordering::Relaxed), 1, "a TLS failure is not retried");
+    assert_eq!(
+        upstream.accepted.load(Ordering::Relaxed),
+        1,
+        "a TLS failure is not retried"
+    );
 
     let trusting = dispatcher(&upstream.url(), |s| s.ca_file = Some(ca_file()));
     let (outcome, _, _) = run(
@@ -448,13 +541,21 @@ async fn results_fit_the_budget_and_every_comment_keeps_a_share() {
     )
     .await;
     assert!(!outcome.is_error, "{}", &outcome.text[..300]);
-    let bytes = serde_json::to_vec(&gitlab_mcp::server::call_result(&outcome)).unwrap().len();
+    let bytes = serde_json::to_vec(&gitlab_mcp::server::call_result(&outcome))
+        .unwrap()
+        .len();
     assert!(bytes <= budget, "{bytes} bytes");
     for i in 0..20 {
-        assert!(outcome.text.contains(&format!("comment {i}:")), "comment {i} is gone");
+        assert!(
+            outcome.text.contains(&format!("comment {i}:")),
+            "comment {i} is gone"
+        );
     }
     assert!(outcome.text.contains("cut to fit"), "no note about the cut");
-    assert!(outcome.text.contains("`per_page`"), "no way to get the rest");
+    assert!(
+        outcome.text.contains("`per_page`"),
+        "no way to get the rest"
+    );
 
     let (outcome, _, _) = run(
         "a 5 MB project description",
@@ -464,10 +565,15 @@ async fn results_fit_the_budget_and_every_comment_keeps_a_share() {
         json!({"project_id": 101}),
     )
     .await;
-    let bytes = serde_json::to_vec(&gitlab_mcp::server::call_result(&outcome)).unwrap().len();
+    let bytes = serde_json::to_vec(&gitlab_mcp::server::call_result(&outcome))
+        .unwrap()
+        .len();
     assert!(bytes <= budget, "{bytes} bytes");
     let structured = serde_json::to_string(&outcome.structured).unwrap();
-    assert!(structured.len() < budget / 2, "the description went out twice");
+    assert!(
+        structured.len() < budget / 2,
+        "the description went out twice"
+    );
 }
 
 #[tokio::test]
@@ -475,8 +581,9 @@ async fn the_token_is_masked_in_every_encoding_gitlab_may_echo() {
     let escaped = TOKEN.replace('_', "\\_");
     let encoded = gitlab_mcp::gitlab::encode_component(TOKEN);
     let mut body = project();
-    body["description"] =
-        Value::String(format!("raw {TOKEN} md {escaped} url ?t={encoded} _{TOKEN}_"));
+    body["description"] = Value::String(format!(
+        "raw {TOKEN} md {escaped} url ?t={encoded} _{TOKEN}_"
+    ));
     body["name"] = Value::String(format!("x{TOKEN}"));
     let body = body.to_string();
     let upstream = Upstream::start(move |_| Reply::Json(200, body.clone()));
@@ -536,21 +643,37 @@ async fn cancellation_aborts_the_upstream_request_and_logs_stay_clean() {
     let mut line = String::new();
     stdout.read_line(&mut line).await.unwrap();
     stdin
-        .write_all(send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).as_bytes())
+        .write_all(
+            send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).as_bytes(),
+        )
         .await
         .unwrap();
     // A call that succeeds, so that a logged body would show.
     stdin
-        .write_all(send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
-            "name": "gitlab_project_get", "arguments": {"project_id": 202}}})).as_bytes())
+        .write_all(
+            send(
+                json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+            "name": "gitlab_project_get", "arguments": {"project_id": 202}}}),
+            )
+            .as_bytes(),
+        )
         .await
         .unwrap();
     let mut line = String::new();
     stdout.read_line(&mut line).await.unwrap();
-    assert!(line.contains("BODY-MARKER"), "{}", &line[..line.len().min(300)]);
+    assert!(
+        line.contains("BODY-MARKER"),
+        "{}",
+        &line[..line.len().min(300)]
+    );
     stdin
-        .write_all(send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
-            "name": "gitlab_project_get", "arguments": {"project_id": 101}}})).as_bytes())
+        .write_all(
+            send(
+                json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "gitlab_project_get", "arguments": {"project_id": 101}}}),
+            )
+            .as_bytes(),
+        )
         .await
         .unwrap();
     // Wait until the request reached the fake GitLab, then cancel it.
@@ -563,16 +686,30 @@ async fn cancellation_aborts_the_upstream_request_and_logs_stay_clean() {
     assert_eq!(seen.header("private-token"), Some(TOKEN));
     let cancelled = Instant::now();
     stdin
-        .write_all(send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": 7, "reason": "user pressed stop"}})).as_bytes())
+        .write_all(
+            send(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7, "reason": "user pressed stop"}}),
+            )
+            .as_bytes(),
+        )
         .await
         .unwrap();
-    while upstream.hung_up.lock().unwrap().is_none() && cancelled.elapsed() < Duration::from_secs(10) {
+    while upstream.hung_up.lock().unwrap().is_none()
+        && cancelled.elapsed() < Duration::from_secs(10)
+    {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let hung_up = upstream.hung_up.lock().unwrap().expect("the upstream request was not aborted");
+    let hung_up = upstream
+        .hung_up
+        .lock()
+        .unwrap()
+        .expect("the upstream request was not aborted");
     let after = hung_up.duration_since(cancelled);
-    eprintln!("FAULT | cancelled call: upstream connection closed after | {} ms", after.as_millis());
+    eprintln!(
+        "FAULT | cancelled call: upstream connection closed after | {} ms",
+        after.as_millis()
+    );
     assert!(after < Duration::from_secs(2), "{after:?}");
     drop(stdin);
     let mut logs = String::new();

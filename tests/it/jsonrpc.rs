@@ -89,7 +89,10 @@ async fn tools_call_with_params_of_the_wrong_shape_is_invalid_params() {
     for (id, params) in [
         (3, json!("oops")),
         (4, json!({"name": 5})),
-        (5, json!({"name": "gitlab_execute_action", "arguments": "not an object"})),
+        (
+            5,
+            json!({"name": "gitlab_execute_action", "arguments": "not an object"}),
+        ),
         (6, json!({"arguments": {}})),
     ] {
         wire.send_line(
@@ -99,7 +102,12 @@ async fn tools_call_with_params_of_the_wrong_shape_is_invalid_params() {
         .await;
         let reply = wire.reply().await;
         assert_eq!(reply["id"], id, "{}", short(&reply));
-        assert_eq!(reply["error"]["code"], -32602, "{params}: {}", short(&reply));
+        assert_eq!(
+            reply["error"]["code"],
+            -32602,
+            "{params}: {}",
+            short(&reply)
+        );
     }
 }
 
@@ -116,7 +124,10 @@ async fn an_oversized_message_is_refused_by_id_and_never_forwarded() {
     assert_eq!(reply["id"], 41, "{}", short(&reply));
     assert_eq!(reply["error"]["code"], -32600, "{}", short(&reply));
     let message = reply["error"]["message"].as_str().unwrap();
-    assert!(message.contains("65536") || message.contains("64"), "{message}");
+    assert!(
+        message.contains("65536") || message.contains("64"),
+        "{message}"
+    );
     // Nothing was posted: the notes have no 200 KB note.
     wire.send_line(&json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {
         "name": "gitlab_execute_action",
@@ -124,5 +135,8 @@ async fn an_oversized_message_is_refused_by_id_and_never_forwarded() {
     }}).to_string()).await;
     let reply = wire.reply().await;
     assert_eq!(reply["id"], 42, "{}", short(&reply));
-    assert!(!reply.to_string().contains("xxxxxxxxxx"), "the note was posted");
+    assert!(
+        !reply.to_string().contains("xxxxxxxxxx"),
+        "the note was posted"
+    );
 }

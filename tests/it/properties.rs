@@ -14,8 +14,8 @@ use proptest::prelude::*;
 fn tricky() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
         "a", "Z", "0", " ", "\n", "\r", "\t", "|", "\\", "`", "*", "_", "[", "]", "(", ")", "<",
-        ">", "&", "#", "-", "+", "=", "1. ", "~", "!", "/", "%", "?", "é", "💡", "\u{2028}",
-        "```", "<script>", "glpat-", ":",
+        ">", "&", "#", "-", "+", "=", "1. ", "~", "!", "/", "%", "?", "é", "💡", "\u{2028}", "```",
+        "<script>", "glpat-", ":",
     ]);
     prop::collection::vec(pieces, 0..40).prop_map(|parts| parts.concat())
 }

@@ -30,7 +30,11 @@ async fn a_job_log_shows_the_failing_test_above_the_tail() {
         "{}",
         outcome.text
     );
-    assert!(outcome.text.contains("section step_script"), "{}", outcome.text);
+    assert!(
+        outcome.text.contains("section step_script"),
+        "{}",
+        outcome.text
+    );
     assert!(outcome.text.contains("ERROR: Job failed: exit code 101"));
     assert!(!outcome.text.contains('\u{1b}'), "ANSI left in the log");
     let shown = outcome.text.lines().count();
@@ -48,10 +52,18 @@ fn plain(url: &str) -> Dispatcher {
 #[tokio::test]
 async fn an_empty_log_has_no_lines() {
     let upstream = Upstream::start(|_| {
-        Reply::With(200, vec![("content-type".into(), "text/plain".into())], b"\n".to_vec())
+        Reply::With(
+            200,
+            vec![("content-type".into(), "text/plain".into())],
+            b"\n".to_vec(),
+        )
     });
     let outcome = plain(&upstream.url())
-        .call("job.log", args(json!({"project_id": 1, "job_id": 5})), false)
+        .call(
+            "job.log",
+            args(json!({"project_id": 1, "job_id": 5})),
+            false,
+        )
         .await;
     assert!(!outcome.is_error, "{}", outcome.text);
     let structured = outcome.structured.unwrap();
@@ -74,7 +86,9 @@ async fn a_raw_read_stops_after_the_bytes_it_shows() {
     let outcome = plain(&upstream.url())
         .call(
             "repository.file_raw",
-            args(json!({"project_id": 1, "file_path": "big.txt", "ref": "main", "max_bytes": 1000})),
+            args(
+                json!({"project_id": 1, "file_path": "big.txt", "ref": "main", "max_bytes": 1000}),
+            ),
             false,
         )
         .await;
@@ -102,7 +116,10 @@ async fn the_sandbox_answers_a_range_as_gitlab_may() {
     assert_eq!(structured["shown_bytes"], 10);
     assert!(structured["size"].as_i64().unwrap() > 10);
     assert!(
-        sandbox.requests().iter().any(|r| r.path.ends_with("/raw") && r.status == 206),
+        sandbox
+            .requests()
+            .iter()
+            .any(|r| r.path.ends_with("/raw") && r.status == 206),
         "{:?}",
         sandbox.requests()
     );
