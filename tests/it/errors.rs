@@ -279,7 +279,7 @@ async fn global_ids_are_never_taken_for_iids() {
             "{action}: {}",
             outcome.text
         );
-        let accepted = gitlab_mcp::params::accepted(gitlab_mcp::catalog::find(action).unwrap());
+        let accepted = gitlab_mcp::catalog::accepted(gitlab_mcp::catalog::find(action).unwrap());
         assert!(!accepted.contains(key), "{action} still accepts {key}");
     }
     assert!(sandbox.requests().is_empty(), "{:?}", sandbox.requests());
