@@ -122,7 +122,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
             // The sandbox, if any, lives as long as the server.
             let _sandbox = connection.sandbox;
-            serve_stdio(server).await?;
+            serve_stdio(server, options.connection.max_message_bytes).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Call {

@@ -5,11 +5,13 @@
 //! in process listings, and it is never printed.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::builder::BoolishValueParser;
 
 use crate::dispatch::{Context, Dispatcher};
-use crate::gitlab::{GitlabClient, Token};
+use crate::gitlab::{AuthKind, ClientSettings, DEFAULT_RETRIES, GitlabClient, Token, base_url};
+use crate::output::budget::{DEFAULT_RESULT_BYTES, MIN_RESULT_BYTES};
 use crate::policy::{EmbeddedResources, Policy};
 use crate::resources::CapabilitySurface;
 use crate::sandbox::{self, Faults, Sandbox};
@@ -87,6 +89,93 @@ pub struct Options {
     /// Log level on stderr: error, warn, info, debug or trace.
     #[arg(long, env = "GITLAB_MCP_LOG", default_value = "warn", global = true)]
     pub log: String,
+
+    #[command(flatten)]
+    pub connection: ConnectionOptions,
+}
+
+/// How to reach GitLab and how long to wait: TLS, auth kind, deadline, retries, sizes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConnectionOptions {
+    /// How the token is sent: private-token (PRIVATE-TOKEN), oauth (Authorization: Bearer)
+    /// or job-token (JOB-TOKEN; CI_JOB_TOKEN is read when GITLAB_TOKEN is unset).
+    #[arg(
+        long = "auth",
+        env = "GITLAB_AUTH",
+        value_enum,
+        default_value_t,
+        global = true
+    )]
+    pub auth: AuthKind,
+
+    /// A PEM file of extra trusted certificate authorities, for a GitLab behind a private CA.
+    #[arg(long, env = "GITLAB_CA_FILE", global = true)]
+    pub ca_file: Option<std::path::PathBuf>,
+
+    /// Accept any TLS certificate (unsafe: only to try things out).
+    #[arg(long, env = "GITLAB_SKIP_TLS_VERIFY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
+    pub skip_tls_verify: bool,
+
+    /// Seconds one tool call may take, every retry included (such as 50 or 2.5).
+    #[arg(long, env = "GITLAB_TIMEOUT", default_value = "50", value_parser = seconds, global = true)]
+    pub timeout: Duration,
+
+    /// How many times a failed read (or a write GitLab never received) is tried again.
+    #[arg(long, env = "GITLAB_RETRIES", default_value_t = DEFAULT_RETRIES, value_parser = clap::value_parser!(u32).range(0..=10), global = true)]
+    pub retries: u32,
+
+    /// The most bytes one tool result may take.
+    #[arg(long, env = "GITLAB_MCP_MAX_RESULT_BYTES", default_value_t = DEFAULT_RESULT_BYTES as u64, value_parser = clap::value_parser!(u64).range(MIN_RESULT_BYTES as u64..), global = true)]
+    pub max_result_bytes: u64,
+
+    /// The largest JSON-RPC message accepted from the client.
+    #[arg(long, env = "GITLAB_MCP_MAX_MESSAGE_BYTES", default_value_t = crate::server::DEFAULT_MAX_MESSAGE_BYTES, global = true)]
+    pub max_message_bytes: usize,
+}
+
+fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .trim()
+        .trim_end_matches('s')
+        .parse()
+        .map_err(|_| format!("expected seconds, such as 50 or 2.5, not {text:?}"))?;
+    if !(0.1..=3600.0).contains(&value) {
+        return Err("expected between 0.1 and 3600 seconds".into());
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+impl ConnectionOptions {
+    /// The client settings for `url` and `token`; warns on stderr about risky choices.
+    pub fn client(&self, url: &str, token: Option<Token>) -> anyhow::Result<GitlabClient> {
+        let checked = base_url::check(url).map_err(|e| anyhow::anyhow!(e))?;
+        if let Some(warning) = &checked.warning {
+            tracing::warn!("{warning}");
+        }
+        if self.skip_tls_verify {
+            tracing::warn!(
+                "GITLAB_SKIP_TLS_VERIFY is on: any certificate is accepted, so anyone on the network path can read the token. Use GITLAB_CA_FILE instead."
+            );
+        }
+        let secrets = token
+            .iter()
+            .map(|t| t.expose())
+            .chain(checked.password.as_deref());
+        crate::redact::register_for_logs(secrets);
+        let settings = ClientSettings {
+            auth: self.auth,
+            ca_file: self.ca_file.clone(),
+            skip_tls_verify: self.skip_tls_verify,
+            deadline: self.timeout,
+            retries: self.retries,
+            ..ClientSettings::new(checked.url, token)
+        };
+        Ok(GitlabClient::with_settings(settings))
+    }
+
+    pub fn context(&self, client: GitlabClient) -> Context {
+        Context::new(client).with_result_budget(self.max_result_bytes as usize)
+    }
 }
 
 /// What to tell someone who started the server with nothing to talk to.
@@ -151,20 +240,28 @@ impl Options {
             };
             let sandbox =
                 Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
-            let client = GitlabClient::new(sandbox.url(), Some(Token::new(sandbox::TOKEN)));
-            let dispatcher = Dispatcher::new(Context::new(client), policy);
+            let client = self
+                .connection
+                .client(sandbox.url(), Some(Token::new(sandbox::TOKEN)))?;
+            let dispatcher = Dispatcher::new(self.connection.context(client), policy);
             return Ok(Some(Connection {
                 dispatcher,
                 sandbox: Some(sandbox),
             }));
         }
-        let token = ["GITLAB_TOKEN", "GITLAB_PERSONAL_ACCESS_TOKEN"]
+        let mut names = vec!["GITLAB_TOKEN", "GITLAB_PERSONAL_ACCESS_TOKEN"];
+        if self.connection.auth == AuthKind::JobToken {
+            names.push("CI_JOB_TOKEN");
+        }
+        let token = names
             .iter()
             .find_map(|name| std::env::var(name).ok().filter(|t| !t.trim().is_empty()));
         let Some(token) = token else { return Ok(None) };
-        let client = GitlabClient::new(&self.gitlab_url, Some(Token::new(token.trim())));
+        let client = self
+            .connection
+            .client(&self.gitlab_url, Some(Token::new(token.trim())))?;
         Ok(Some(Connection {
-            dispatcher: Dispatcher::new(Context::new(client), policy),
+            dispatcher: Dispatcher::new(self.connection.context(client), policy),
             sandbox: None,
         }))
     }

@@ -11,24 +11,66 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::catalog::{self, Action, Args, ContentKind, Plan, ResourcePolicy, ResultShape};
-use crate::gitlab::{ErrorKind, GitlabClient, GitlabError, Request, Response};
+use tokio::time::Instant;
+
+use crate::gitlab::{BodyStream, ErrorKind, GitlabClient, GitlabError, Request, Response};
 use crate::handlers;
-use crate::output::{Markdown, json, view};
+use crate::output::{Markdown, budget, json, view};
 use crate::policy::{EmbeddedResources, Hidden, Policy};
 
-/// What a runner needs to talk to GitLab.
+/// What a runner needs to talk to GitLab: the client, and the deadline of this call.
 #[derive(Clone)]
 pub struct Context {
     gitlab: GitlabClient,
+    /// Set per call by the dispatcher; every request of the call shares it.
+    deadline: Option<Instant>,
+    result_budget: usize,
 }
 
 impl Context {
     pub fn new(gitlab: GitlabClient) -> Self {
-        Self { gitlab }
+        Self {
+            gitlab,
+            deadline: None,
+            result_budget: budget::DEFAULT_RESULT_BYTES,
+        }
+    }
+
+    /// The most bytes one tool result may take (`GITLAB_MCP_MAX_RESULT_BYTES`).
+    pub fn with_result_budget(mut self, bytes: usize) -> Self {
+        self.result_budget = bytes;
+        self
+    }
+
+    pub fn result_budget(&self) -> usize {
+        self.result_budget
+    }
+
+    /// A copy for one call, whose requests all end by one deadline.
+    fn for_call(&self) -> Self {
+        Self {
+            deadline: Some(self.gitlab.deadline_from_now()),
+            ..self.clone()
+        }
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+            .unwrap_or_else(|| self.gitlab.deadline_from_now())
     }
 
     pub async fn send(&self, request: Request) -> Result<Response, GitlabError> {
-        self.gitlab.send(request).await
+        self.gitlab.send_by(request, self.deadline()).await
+    }
+
+    /// Sends a read and streams its body (raw files, logs), with extra headers such as
+    /// `Range`.
+    pub async fn open(
+        &self,
+        request: Request,
+        headers: &[(&str, String)],
+    ) -> Result<BodyStream, GitlabError> {
+        self.gitlab.open_by(request, self.deadline(), headers).await
     }
 
     pub fn gitlab(&self) -> &GitlabClient {
@@ -185,22 +227,30 @@ impl Dispatcher {
             )));
         }
 
-        let outcome = match self.execute(action, &plan).await {
+        let context = self.context.for_call();
+        let outcome = match self.execute(&context, action, &plan).await {
             Ok(value) => self.success(action, &plan.args, value),
             Err(error) => self.failure(action, &plan.args, error),
         };
-        self.finish(outcome)
+        let mut outcome = self.finish(outcome);
+        budget::fit(&mut outcome, self.context.result_budget, action);
+        outcome
     }
 
     /// Calls GitLab (or the action's handler) and returns the result's full structure.
-    async fn execute(&self, action: &'static Action, plan: &Plan) -> Result<Value, ActionError> {
+    async fn execute(
+        &self,
+        context: &Context,
+        action: &'static Action,
+        plan: &Plan,
+    ) -> Result<Value, ActionError> {
         if let Some(name) = action.handler {
             let run = handlers::find(name).ok_or_else(|| {
                 ActionError::InvalidParams(format!("no handler named `{name}` is built in"))
             })?;
-            return run(&self.context, plan).await;
+            return run(context, plan).await;
         }
-        let response = self.context.send(plan.request.clone()).await?;
+        let response = context.send(plan.request.clone()).await?;
         Ok(decode(action, &plan.args, &response)?)
     }
 
@@ -224,9 +274,36 @@ impl Dispatcher {
                 Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id))
             }
             ActionError::Gitlab(error) => {
-                Outcome::error(format!("`{}` failed. {}", action.id, error.explain()))
+                let mut text = format!("`{}` failed. {}", action.id, error.explain());
+                if error.fate_unknown()
+                    && let Some(check) = self.fate_check(action)
+                {
+                    text.push_str(&format!(" Check with `{check}` first."));
+                }
+                Outcome::error(text)
             }
         }
+    }
+
+    /// The read that shows whether a write happened: a sibling whose name shares a word
+    /// (`note_create` → `note_list`), else the domain's `list`, else its `get`.
+    fn fate_check(&self, action: &Action) -> Option<&'static str> {
+        let reads: Vec<&'static Action> = self
+            .policy
+            .visible()
+            .filter(|a| a.domain == action.domain && a.safety.read_only)
+            .collect();
+        let words: Vec<&str> = action.name.split('_').collect();
+        let sibling = reads.iter().find(|read| {
+            read.name
+                .split('_')
+                .any(|w| words.contains(&w) && !["create", "update", "delete"].contains(&w))
+                && (read.name.ends_with("list") || read.name.ends_with("get"))
+        });
+        sibling
+            .or_else(|| reads.iter().find(|a| a.name == "list"))
+            .or_else(|| reads.iter().find(|a| a.name == "get"))
+            .map(|a| a.id)
     }
 
     fn success(&self, action: &'static Action, args: &Args, mut value: Value) -> Outcome {
@@ -325,38 +402,30 @@ impl Dispatcher {
         })
     }
 
-    /// The last step for every outcome: the token must not appear anywhere in it.
+    /// The last step for every outcome: the token must not appear anywhere in it, in any
+    /// encoding (`redact.rs`).
     fn finish(&self, mut outcome: Outcome) -> Outcome {
-        let Some(token) = self.context.gitlab.token().map(|t| t.expose().to_owned()) else {
-            return outcome;
-        };
-        if token.len() < 4 {
+        let redactor = self.context.gitlab.redactor();
+        if redactor.is_empty() {
             return outcome;
         }
-        if outcome.text.contains(&token) {
-            outcome.text = outcome.text.replace(&token, "[redacted]");
+        if let std::borrow::Cow::Owned(clean) = redactor.text(&outcome.text) {
+            outcome.text = clean;
         }
-        if let Some(structured) = &mut outcome.structured
-            && json::to_text(structured).contains(&token)
+        if let Some(structured) = outcome.structured.take() {
+            let mut value = Value::Object(structured);
+            redactor.json(&mut value);
+            if let Value::Object(map) = value {
+                outcome.structured = Some(map);
+            }
+        }
+        if let Some(resource) = &mut outcome.resource
+            && let Some(embedded) = &mut resource.embedded
+            && let std::borrow::Cow::Owned(clean) = redactor.text(embedded)
         {
-            redact(structured, &token);
+            *embedded = clean;
         }
         outcome
-    }
-}
-
-fn redact(map: &mut Map<String, Value>, token: &str) {
-    for value in map.values_mut() {
-        redact_value(value, token);
-    }
-}
-
-fn redact_value(value: &mut Value, token: &str) {
-    match value {
-        Value::String(text) if text.contains(token) => *text = text.replace(token, "[redacted]"),
-        Value::Array(items) => items.iter_mut().for_each(|item| redact_value(item, token)),
-        Value::Object(map) => redact(map, token),
-        _ => {}
     }
 }
 

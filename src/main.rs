@@ -37,15 +37,24 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
-/// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else.
+/// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every
+/// line is scrubbed of the token and URL credentials (`redact::LogWriter`), and rmcp is
+/// held at `info`, because at `debug` it logs whole requests and results.
 fn init_logging(level: &str) {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let level = level
         .parse::<tracing::Level>()
         .unwrap_or(tracing::Level::WARN);
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(level)
+        .with_target("rmcp", level.min(tracing::Level::INFO));
     tracing_subscriber::fmt()
         .with_max_level(level)
-        .with_writer(std::io::stderr)
+        .with_writer(gitlab_mcp::redact::LogWriter)
         .with_ansi(false)
         .with_target(false)
+        .finish()
+        .with(filter)
         .init();
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    EmbeddedResource, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    EmbeddedResource, ErrorCode, Implementation, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
     ServerConfig, TextContent, Tool,
@@ -23,6 +23,10 @@ use crate::dispatch::{Dispatcher, Outcome};
 use crate::resources::{self, CapabilitySurface, EntityTemplate, Target};
 use crate::search::Index;
 use crate::surfaces::{Route, Surface, SurfaceKind};
+
+/// The largest JSON-RPC message accepted on stdio by default: far above any real call
+/// (GitLab's own limit for a comment is 1,000,000 characters), far below what would hurt.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Clone)]
 pub struct GitlabServer {
@@ -163,10 +167,19 @@ impl ServerHandler for GitlabServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
-        match self.call(&request.name, arguments).await {
+        // `notifications/cancelled` fires the token; dropping the call drops its GitLab
+        // request, which closes the connection.
+        let outcome = tokio::select! {
+            outcome = self.call(&request.name, arguments) => outcome,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %request.name, "call cancelled by the client");
+                return Err(McpError::new(ErrorCode(-32800), "Request cancelled", None));
+            }
+        };
+        match outcome {
             Some(outcome) => Ok(call_result(&outcome).into()),
             None => Err(McpError::invalid_params(
                 format!("Unknown tool: {}", request.name),
@@ -285,10 +298,13 @@ pub async fn shutdown_signal() {
 }
 
 /// Serves MCP over stdio until stdin closes or a signal arrives, then exits the process
-/// at once (a blocked stdin read would otherwise hold the runtime open).
-pub async fn serve_stdio(server: GitlabServer) -> anyhow::Result<()> {
+/// at once (a blocked stdin read would otherwise hold the runtime open). Messages over
+/// `max_message_bytes` are refused with an error reply (`wire.rs`).
+pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let wire =
+        crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+    let running = server.serve(wire).await?;
     tokio::select! {
         result = running.waiting() => {
             if let Err(error) = result {

@@ -1,18 +1,27 @@
-//! The GitLab HTTP client: auth, retries, pagination headers and error mapping.
+//! The GitLab HTTP client: auth, TLS, redirects, deadline, retries and error mapping.
 //!
-//! It sends `Request`s built by generated code to `<GITLAB_URL>/api/v4` with the
-//! `PRIVATE-TOKEN` header. The token lives only in `Token`, whose `Debug` is redacted; it is
-//! never logged or put in an error. Idempotent requests are retried on 429 and 502–504.
+//! It sends `Request`s built by generated code to `<GITLAB_URL>/api/v4` with the token in
+//! the header its kind calls for. The token lives only in `Token`, whose `Debug` is
+//! redacted; it is never logged or put in an error, and GitLab's bodies are scrubbed of it
+//! as they arrive. Each call has one deadline covering every attempt and wait; requests
+//! that are safe to repeat are retried with jittered backoff (`retry.rs`); redirects stay
+//! on GITLAB_URL's origin (`redirect.rs`); bodies are read with a byte cap (`body.rs`).
 
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tokio::time::Instant;
 
+use super::body::BodyStream;
 use super::error::{ErrorKind, GitlabError};
 use super::pagination::Pagination;
+use super::redirect;
 use super::request::{Method, Request};
+use super::retry;
+use super::settings::ClientSettings;
+use crate::redact::Redactor;
 
 /// A GitLab access token. Its `Debug` and `Display` never show the value.
 #[derive(Clone)]
@@ -42,30 +51,41 @@ pub struct GitlabClient {
 struct Inner {
     /// `https://gitlab.example.com/api/v4`, without a trailing slash.
     api: String,
-    token: Option<Token>,
+    settings: ClientSettings,
+    redactor: Arc<Redactor>,
     /// Built on first use, so starting the server costs no TLS setup.
     http: OnceLock<Result<reqwest::Client, String>>,
-    max_retries: u32,
 }
 
 const USER_AGENT: &str = concat!("gitlab-mcp/", env!("CARGO_PKG_VERSION"));
-/// The longest `Retry-After` we wait out ourselves; longer waits go back to the caller.
-const MAX_RETRY_WAIT: u64 = 10;
 
 impl GitlabClient {
     pub fn new(base_url: &str, token: Option<Token>) -> Self {
-        let base = base_url.trim_end_matches('/');
+        Self::with_settings(ClientSettings::new(base_url, token))
+    }
+
+    pub fn with_settings(settings: ClientSettings) -> Self {
+        let base = settings.base_url.trim_end_matches('/');
         let api = if base.ends_with("/api/v4") {
             base.to_owned()
         } else {
             format!("{base}/api/v4")
         };
+        let mut redactor = Redactor::default();
+        if let Some(token) = &settings.token {
+            redactor.add(token.expose());
+        }
+        if let Ok(checked) = super::base_url::check(base)
+            && let Some(password) = &checked.password
+        {
+            redactor.add(password);
+        }
         Self {
             inner: Arc::new(Inner {
                 api,
-                token,
+                settings,
+                redactor: Arc::new(redactor),
                 http: OnceLock::new(),
-                max_retries: 2,
             }),
         }
     }
@@ -76,55 +96,121 @@ impl GitlabClient {
     }
 
     pub fn token(&self) -> Option<&Token> {
-        self.inner.token.as_ref()
+        self.inner.settings.token.as_ref()
+    }
+
+    pub fn settings(&self) -> &ClientSettings {
+        &self.inner.settings
+    }
+
+    /// Masks the token (and a password in GITLAB_URL) in every encoding.
+    pub fn redactor(&self) -> &Redactor {
+        &self.inner.redactor
+    }
+
+    /// The deadline of a call that starts now.
+    pub fn deadline_from_now(&self) -> Instant {
+        Instant::now() + self.inner.settings.deadline
     }
 
     fn http(&self) -> Result<&reqwest::Client, GitlabError> {
         self.inner
             .http
-            .get_or_init(|| {
-                crate::tls::install_crypto_provider();
-                reqwest::Client::builder()
-                    .user_agent(USER_AGENT)
-                    .connect_timeout(Duration::from_secs(10))
-                    .timeout(Duration::from_secs(60))
-                    .build()
-                    .map_err(|error| format!("cannot set up HTTPS: {error}"))
-            })
+            .get_or_init(|| build_http(&self.inner.settings))
             .as_ref()
-            .map_err(|error| GitlabError::new(ErrorKind::Network, error.clone()))
+            .map_err(|error| GitlabError::new(ErrorKind::Tls, error.clone()))
     }
 
-    /// Sends a request; retries idempotent ones on transient failures.
+    /// Sends a request and reads its answer whole, within one call's default deadline.
     pub async fn send(&self, request: Request) -> Result<Response, GitlabError> {
+        self.send_by(request, self.deadline_from_now()).await
+    }
+
+    /// Sends a request and reads its answer whole (up to the body cap) by `deadline`;
+    /// retries what is safe to repeat.
+    pub async fn send_by(
+        &self,
+        request: Request,
+        deadline: Instant,
+    ) -> Result<Response, GitlabError> {
+        let cap = self.inner.settings.max_body_bytes;
+        self.with_retries(&request, deadline, &[], |stream| async move {
+            let status = stream.status;
+            let pagination = stream.pagination.clone();
+            let body = stream.body.read_capped(cap).await?;
+            Ok(Response {
+                status,
+                pagination,
+                body,
+            })
+        })
+        .await
+    }
+
+    /// Sends a request and returns its body as a stream, for reads that take only part of
+    /// a large answer. `headers` are added as they are (such as `Range`).
+    pub async fn open_by(
+        &self,
+        request: Request,
+        deadline: Instant,
+        headers: &[(&str, String)],
+    ) -> Result<BodyStream, GitlabError> {
+        self.with_retries(&request, deadline, headers, |stream| async move {
+            Ok(stream.body)
+        })
+        .await
+    }
+
+    async fn with_retries<T, F, Fut>(
+        &self,
+        request: &Request,
+        deadline: Instant,
+        headers: &[(&str, String)],
+        finish: F,
+    ) -> Result<T, GitlabError>
+    where
+        F: Fn(Opened) -> Fut,
+        Fut: Future<Output = Result<T, GitlabError>>,
+    {
         let target = request.target().map_err(|unsafe_path| {
             GitlabError::new(ErrorKind::UnsafePath, format!("{:?}", unsafe_path.value))
         })?;
         let url = format!("{}{target}", self.inner.api);
+        let write = !request.method.is_idempotent();
         let mut attempt = 0;
         loop {
-            let result = self.attempt(&request, &url).await;
-            match result {
-                Err(error)
-                    if request.method.is_idempotent()
-                        && error.is_transient()
-                        && attempt < self.inner.max_retries =>
-                {
-                    let wait = match error.retry_after {
-                        Some(seconds) if seconds > MAX_RETRY_WAIT => return Err(error),
-                        Some(seconds) => Duration::from_secs(seconds),
-                        None => Duration::from_millis(200 * 4_u64.pow(attempt)),
-                    };
-                    tracing::debug!(method = %request.method, %target, ?wait, "retrying after a transient failure");
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                }
-                other => return other,
+            let result = match self.attempt(request, &url, deadline, headers).await {
+                Ok(opened) => finish(opened).await,
+                Err(error) => Err(error),
+            };
+            let error = match result {
+                Ok(value) => return Ok(value),
+                Err(error) => error.for_write(write),
+            };
+            if attempt >= self.inner.settings.retries
+                || !retry::worth_retrying(&error, request.method)
+            {
+                return Err(error);
             }
+            let wait = retry::wait(&error, attempt);
+            let fits = Instant::now() + wait < deadline;
+            if wait > retry::MAX_WAIT || !fits {
+                return Err(error);
+            }
+            tracing::debug!(method = %request.method, %target, ?wait, kind = ?error.kind, "retrying");
+            tokio::time::sleep(wait).await;
+            attempt += 1;
         }
     }
 
-    async fn attempt(&self, request: &Request, url: &str) -> Result<Response, GitlabError> {
+    /// One exchange: headers back, body not yet read.
+    async fn attempt(
+        &self,
+        request: &Request,
+        url: &str,
+        deadline: Instant,
+        headers: &[(&str, String)],
+    ) -> Result<Opened, GitlabError> {
         let http = self.http()?;
         let method = match request.method {
             Method::Get => reqwest::Method::GET,
@@ -134,8 +220,12 @@ impl GitlabClient {
             Method::Delete => reqwest::Method::DELETE,
         };
         let mut builder = http.request(method, url);
-        if let Some(token) = &self.inner.token {
-            builder = builder.header("PRIVATE-TOKEN", token.expose());
+        if let Some(token) = &self.inner.settings.token {
+            let (name, value) = self.inner.settings.auth.header(token);
+            builder = builder.header(name, value);
+        }
+        for (name, value) in headers {
+            builder = builder.header(*name, value);
         }
         if let Some(body) = request.json_body() {
             let bytes = serde_json::to_vec(body).unwrap_or_default();
@@ -143,40 +233,179 @@ impl GitlabClient {
                 .header("content-type", "application/json")
                 .body(bytes);
         }
-        tracing::debug!(method = %request.method, url = %url, "GitLab request");
-        let response = builder.send().await.map_err(network_error)?;
+        tracing::debug!(method = %request.method, path = %request.target().unwrap_or_default(), "GitLab request");
+        let deadline_text = self.deadline_text();
+        let response = match tokio::time::timeout_at(deadline, builder.send()).await {
+            Err(_) => return Err(GitlabError::new(ErrorKind::Timeout, deadline_text)),
+            Ok(Err(error)) => return Err(classify(&error)),
+            Ok(Ok(response)) => response,
+        };
         let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(network_error)?.to_vec();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let retry_after = retry::asked_wait(header, SystemTime::now());
+        let pagination = Pagination::from_headers(|name| {
+            response.headers().get(name).and_then(|v| v.to_str().ok())
+        });
+        let stream = BodyStream::new(
+            response,
+            deadline,
+            deadline_text,
+            self.inner.redactor.clone(),
+        );
         if status >= 400 {
-            let retry_after = header(&headers, "retry-after").and_then(|v| v.parse().ok());
+            // Enough of an error body to quote GitLab's message.
+            let body = stream.read_capped(64 * 1024).await.unwrap_or_default();
             return Err(GitlabError::from_status(status, &body, retry_after));
         }
-        Ok(Response {
+        if (300..400).contains(&status) {
+            return Err(GitlabError::new(
+                ErrorKind::BadResponse,
+                format!("a redirect ({status}) without a usable Location"),
+            ));
+        }
+        Ok(Opened {
             status,
-            pagination: Pagination::from_headers(|name| header(&headers, name)),
-            body,
+            pagination,
+            body: stream,
         })
+    }
+
+    fn deadline_text(&self) -> String {
+        let deadline = self.inner.settings.deadline;
+        if deadline < Duration::from_secs(10) {
+            format!("{:.1} s", deadline.as_secs_f64())
+        } else {
+            format!("{} s", deadline.as_secs())
+        }
     }
 }
 
-fn header<'h>(headers: &'h reqwest::header::HeaderMap, name: &str) -> Option<&'h str> {
-    headers.get(name).and_then(|value| value.to_str().ok())
+/// An answer whose headers have arrived.
+struct Opened {
+    status: u16,
+    pagination: Pagination,
+    body: BodyStream,
 }
 
-/// Describes a transport failure without the URL (which is the user's GitLab, not a secret,
-/// but is noise in a model's context) and without any header.
-fn network_error(error: reqwest::Error) -> GitlabError {
+fn build_http(settings: &ClientSettings) -> Result<reqwest::Client, String> {
+    crate::tls::install_crypto_provider();
+    let mut builder = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .connect_timeout(Duration::from_secs(10))
+        .redirect(redirect::policy())
+        .referer(false);
+    if let Some(path) = &settings.ca_file {
+        let pem = std::fs::read(path)
+            .map_err(|error| format!("cannot read GITLAB_CA_FILE {}: {error}", path.display()))?;
+        let certificates = reqwest::Certificate::from_pem_bundle(&pem).map_err(|error| {
+            format!(
+                "GITLAB_CA_FILE {} is not a PEM certificate bundle: {error}",
+                path.display()
+            )
+        })?;
+        if certificates.is_empty() {
+            return Err(format!(
+                "GITLAB_CA_FILE {} holds no certificate",
+                path.display()
+            ));
+        }
+        builder = builder.tls_certs_merge(certificates);
+    }
+    if settings.skip_tls_verify {
+        builder = builder.tls_danger_accept_invalid_certs(true);
+    }
+    builder
+        .build()
+        .map_err(|error| format!("cannot set up HTTPS: {}", describe(&error)))
+}
+
+/// Turns a transport failure into an error kind: permanent ones (TLS, a refused redirect)
+/// are named; a failure to connect means nothing was sent; anything later may have been.
+fn classify(error: &reqwest::Error) -> GitlabError {
+    if let Some(refused) = find_cause::<redirect::Refused>(error) {
+        return GitlabError::new(ErrorKind::Redirect, refused.to_string());
+    }
+    if let Some(tls) = find_cause::<rustls::Error>(error) {
+        return GitlabError::new(ErrorKind::Tls, tls_reason(tls));
+    }
+    let text = describe(error);
+    if text.contains("certificate") || text.contains("TLS") || text.contains("handshake") {
+        return GitlabError::new(ErrorKind::Tls, text);
+    }
+    if error.is_connect() {
+        return GitlabError::new(ErrorKind::Network, describe(error));
+    }
+    GitlabError::new(ErrorKind::Interrupted, describe(error))
+}
+
+fn tls_reason(error: &rustls::Error) -> String {
+    use rustls::{CertificateError, Error};
+    match error {
+        Error::InvalidCertificate(CertificateError::UnknownIssuer) => {
+            "issued by an unknown certificate authority".into()
+        }
+        Error::InvalidCertificate(CertificateError::Expired) => {
+            "the certificate has expired".into()
+        }
+        Error::InvalidCertificate(CertificateError::NotValidForName)
+        | Error::InvalidCertificate(CertificateError::NotValidForNameContext { .. }) => {
+            "the certificate is for another host name".into()
+        }
+        Error::InvalidCertificate(other) => format!("invalid certificate: {other:?}"),
+        other => format!("TLS failed: {other}"),
+    }
+}
+
+/// The first cause of type `T` in an error's chain, looking inside `io::Error`s too.
+fn find_cause<T: std::error::Error + 'static>(error: &reqwest::Error) -> Option<&T> {
+    let mut pending: Vec<&(dyn std::error::Error + 'static)> = vec![error];
+    while let Some(cause) = pending.pop() {
+        if let Some(found) = cause.downcast_ref::<T>() {
+            return Some(found);
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && let Some(inner) = io.get_ref()
+        {
+            pending.push(inner);
+        }
+        if let Some(next) = cause.source() {
+            pending.push(next);
+        }
+    }
+    None
+}
+
+/// A short description of a transport failure without the URL (the user's GitLab is no
+/// secret, but it is noise in a model's context) and without any header.
+pub(super) fn describe(error: &reqwest::Error) -> String {
+    let root = {
+        let mut current: &(dyn std::error::Error + 'static) = error;
+        while let Some(next) = current.source() {
+            current = next;
+        }
+        current.to_string()
+    };
     let what = if error.is_timeout() {
         "the request timed out"
     } else if error.is_connect() {
         "the connection failed"
     } else if error.is_body() || error.is_decode() {
-        "the response was cut off"
+        "the answer was cut off"
     } else {
-        "the request failed"
+        "the connection was lost"
     };
-    GitlabError::new(ErrorKind::Network, what)
+    let root = root.replace(&error.url().map(|u| u.to_string()).unwrap_or_default(), "");
+    if root.is_empty() || root.len() > 120 || root.contains("://") {
+        what.to_owned()
+    } else {
+        format!("{what}: {root}")
+    }
 }
 
 /// A successful GitLab answer.
@@ -192,7 +421,11 @@ impl Response {
     /// carry placeholders.
     pub fn value(&self) -> Result<Value, GitlabError> {
         let mut value: Value = serde_json::from_slice(&self.body).map_err(|error| {
-            GitlabError::new(ErrorKind::BadResponse, format!("not JSON ({error})"))
+            if looks_like_html(&self.body) {
+                GitlabError::new(ErrorKind::BadResponse, HTML_INSTEAD)
+            } else {
+                GitlabError::new(ErrorKind::BadResponse, format!("not JSON ({error})"))
+            }
         })?;
         prune(&mut value);
         Ok(value)
@@ -258,6 +491,22 @@ impl Response {
     pub fn pagination(&self) -> Pagination {
         self.pagination.clone()
     }
+}
+
+/// Why a web page is not an API answer, and what to check.
+pub const HTML_INSTEAD: &str = "a web page instead of an API answer (a sign-in page, or a proxy in front of GitLab?); check that GITLAB_URL is GitLab's own address and the token is accepted";
+
+/// Whether a body is an HTML page (a login page or a proxy's error page).
+pub fn looks_like_html(body: &[u8]) -> bool {
+    let start: Vec<u8> = body
+        .iter()
+        .skip_while(|b| b.is_ascii_whitespace())
+        .take(15)
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    start.starts_with(b"<!doctype html")
+        || start.starts_with(b"<html")
+        || start.starts_with(b"<head")
 }
 
 fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, GitlabError> {

@@ -2,8 +2,11 @@
 //!
 //! GitLab's own error text is kept only as a short, single-line quote (it is often the
 //! useful part: "Branch already exists"), never as raw HTML, and never with the token.
+//! Whether a failed request may still have changed something decides the wording: a read
+//! that failed changed nothing; a write whose answer was lost may or may not have happened.
 
 use std::fmt;
+use std::time::Duration;
 
 /// What went wrong, as far as the caller can act on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,8 +26,18 @@ pub enum ErrorKind {
     RateLimited,
     /// 5xx: GitLab failed.
     Server,
-    /// The request never got an answer (connection refused, reset, timeout).
+    /// GitLab could not be reached: nothing was sent (DNS, connection refused, proxy).
     Network,
+    /// The request was sent but the answer never came whole (connection reset or cut).
+    Interrupted,
+    /// The call's deadline passed before GitLab answered.
+    Timeout,
+    /// GitLab redirected somewhere the token may not go (another host, plain http, a loop).
+    Redirect,
+    /// The TLS certificate was not accepted.
+    Tls,
+    /// The answer (or the request, for a 413) is larger than we accept.
+    TooLarge,
     /// GitLab answered with something we cannot read.
     BadResponse,
     /// A parameter value would change the shape of the URL; nothing was sent.
@@ -37,10 +50,17 @@ pub struct GitlabError {
     pub status: Option<u16>,
     /// GitLab's message, trimmed to one short line; empty when it said nothing useful.
     pub detail: String,
-    pub retry_after: Option<u64>,
+    /// The wait GitLab asked for (`Retry-After`, `RateLimit-Reset`).
+    pub retry_after: Option<Duration>,
+    /// The request would change data (not a GET): if its answer was lost, it may or may
+    /// not have taken effect.
+    pub write: bool,
 }
 
 const MAX_DETAIL: usize = 300;
+
+/// What to say about a write whose outcome we did not see.
+const UNKNOWN_FATE: &str = "It may or may not have taken effect: check the current state before retrying, so the change is not made twice.";
 
 impl GitlabError {
     pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
@@ -49,16 +69,24 @@ impl GitlabError {
             status: None,
             detail: detail.into(),
             retry_after: None,
+            write: false,
         }
     }
 
+    /// Marks the error as the answer to a write (a POST, PUT, PATCH or DELETE).
+    pub fn for_write(mut self, write: bool) -> Self {
+        self.write = write;
+        self
+    }
+
     /// Classifies an HTTP error response from its status and body.
-    pub fn from_status(status: u16, body: &[u8], retry_after: Option<u64>) -> Self {
+    pub fn from_status(status: u16, body: &[u8], retry_after: Option<Duration>) -> Self {
         let kind = match status {
             401 => ErrorKind::Unauthorized,
             403 => ErrorKind::Forbidden,
             404 => ErrorKind::NotFound,
             405 | 406 | 409 => ErrorKind::Conflict,
+            413 => ErrorKind::TooLarge,
             429 => ErrorKind::RateLimited,
             500..=599 => ErrorKind::Server,
             _ => ErrorKind::Invalid,
@@ -68,6 +96,7 @@ impl GitlabError {
             status: Some(status),
             detail: detail_from_body(body),
             retry_after,
+            write: false,
         }
     }
 
@@ -75,10 +104,14 @@ impl GitlabError {
         self.kind == ErrorKind::NotFound
     }
 
-    /// Whether repeating the same request later may succeed.
-    pub fn is_transient(&self) -> bool {
-        matches!(self.kind, ErrorKind::RateLimited | ErrorKind::Network)
-            || matches!(self.status, Some(502..=504))
+    /// A write that GitLab may have carried out even though we saw no success: repeating
+    /// it blindly could post a comment twice.
+    pub fn fate_unknown(&self) -> bool {
+        self.write
+            && matches!(
+                self.kind,
+                ErrorKind::Interrupted | ErrorKind::Timeout | ErrorKind::Server
+            )
     }
 
     /// One sentence for the model: what happened and what to do about it.
@@ -108,15 +141,49 @@ impl GitlabError {
             ErrorKind::RateLimited => {
                 let wait = self
                     .retry_after
-                    .map(|s| format!(" Wait {s} s, then retry."))
+                    .map(|wait| format!(" Wait {} s, then retry.", wait.as_secs().max(1)))
                     .unwrap_or_else(|| " Wait a little, then retry.".into());
                 format!("GitLab is rate limiting requests{status}.{wait}")
             }
+            ErrorKind::Server if self.write => format!(
+                "GitLab failed with a server error{status} while handling this change.{said} {UNKNOWN_FATE}"
+            ),
             ErrorKind::Server => format!(
-                "GitLab failed with a server error{status}.{said} Retry later; the request may or may not have taken effect."
+                "GitLab failed with a server error{status}.{said} This read changed nothing; retry in a moment."
             ),
             ErrorKind::Network => format!(
-                "Could not reach GitLab: {}. Check GITLAB_URL and the network, then retry.",
+                "Could not reach GitLab: {}. Nothing was sent. Check GITLAB_URL, the network and any proxy (HTTPS_PROXY, NO_PROXY), then retry.",
+                self.detail
+            ),
+            ErrorKind::Interrupted if self.write => format!(
+                "The connection to GitLab broke after the change was sent ({}). {UNKNOWN_FATE}",
+                self.detail
+            ),
+            ErrorKind::Interrupted => format!(
+                "The connection to GitLab broke before its answer was complete ({}). This read changed nothing; retry in a moment.",
+                self.detail
+            ),
+            ErrorKind::Timeout if self.write => format!(
+                "GitLab did not answer within {} after the change was sent. {UNKNOWN_FATE}",
+                self.detail
+            ),
+            ErrorKind::Timeout => format!(
+                "GitLab did not answer within {} (the limit for one call, GITLAB_TIMEOUT). This read changed nothing; retry later, or ask for less at once (a smaller `per_page`).",
+                self.detail
+            ),
+            ErrorKind::Redirect => format!(
+                "{}. The token is only sent to GITLAB_URL's own address, so the request was not followed there. If GitLab has moved, set GITLAB_URL to its new https:// address.",
+                self.detail
+            ),
+            ErrorKind::Tls => format!(
+                "GitLab's TLS certificate was not accepted ({}). If your GitLab uses a private certificate authority, set GITLAB_CA_FILE to its PEM file; check that GITLAB_URL names the host the certificate is for.",
+                self.detail
+            ),
+            ErrorKind::TooLarge if self.status == Some(413) => format!(
+                "GitLab refused the request as too large (413).{said} Send less: shorten the text or split the change."
+            ),
+            ErrorKind::TooLarge => format!(
+                "GitLab's answer is too large to read ({}). Ask for less at once: a smaller `per_page`, a line window, or a narrower filter.",
                 self.detail
             ),
             ErrorKind::BadResponse => format!(

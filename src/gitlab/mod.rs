@@ -1,14 +1,24 @@
-//! Talking to GitLab: requests, the HTTP client, pagination and errors.
+//! Talking to GitLab: requests, the HTTP client (with its settings, redirect policy,
+//! retries and bounded bodies), pagination and errors.
 //!
 //! Nothing here knows about MCP, Markdown or the catalog; generated code builds `Request`s
 //! and the dispatcher sends them through `GitlabClient`.
 
+pub mod base_url;
+mod body;
 mod client;
 mod error;
 mod pagination;
+pub mod redirect;
 mod request;
+pub mod retry;
+mod settings;
 
-pub use client::{GitlabClient, Response, Token, prune};
+pub use body::BodyStream;
+pub use client::{GitlabClient, HTML_INSTEAD, Response, Token, looks_like_html, prune};
 pub use error::{ErrorKind, GitlabError};
 pub use pagination::Pagination;
 pub use request::{Method, PathOrId, Request, UnsafePath, WireText, WireValue, encode_component};
+pub use settings::{
+    AuthKind, ClientSettings, DEFAULT_DEADLINE, DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRIES,
+};

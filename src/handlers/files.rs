@@ -102,26 +102,68 @@ pub async fn file_window(
     Ok(output)
 }
 
-/// `repository.file_raw`: the first `max_bytes` bytes, or the size of a binary file.
+/// `repository.file_raw`: the first `max_bytes` bytes, or the size of a binary file. Only
+/// the bytes shown are fetched: a `Range` request where GitLab honours it, otherwise the
+/// stream is closed once they have arrived.
 pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Output, ActionError> {
     let git_ref = match &params.r#ref {
         Some(git_ref) => git_ref.clone(),
         None => default_branch(context, &params.project_id).await?,
     };
+    let max = params.max_bytes.max(1) as usize;
     let request = params.request().set_query("ref", git_ref.clone()).raw();
-    let body = context.send(request).await?.body;
-    let size = body.len() as i64;
-    let binary = is_binary(&body);
+    // One byte more than shown, to know whether there is more.
+    let range = [("Range", format!("bytes=0-{max}"))];
+    let mut stream = match context.open(request, &range).await {
+        Ok(stream) => stream,
+        // An empty file has no byte 0 to give.
+        Err(error) if error.status == Some(416) => {
+            return Ok(raw::Output {
+                file_path: params.file_path.clone(),
+                r#ref: git_ref,
+                size: 0,
+                shown_bytes: 0,
+                truncated: false,
+                binary: false,
+                content: None,
+            });
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let mut head = Vec::new();
+    let mut complete = true;
+    while let Some(chunk) = stream.chunk().await? {
+        head.extend_from_slice(&chunk);
+        if head.len() > max {
+            complete = false;
+            break;
+        }
+    }
+    let partial = stream.status == 206;
+    let size = match (stream.full_size, stream.length) {
+        (Some(size), _) => size as i64,
+        (None, Some(length)) if !partial => length as i64,
+        _ if complete => head.len() as i64,
+        // No size header and more to come: count the rest without keeping it.
+        _ => {
+            let mut size = head.len() as u64;
+            while let Some(chunk) = stream.chunk().await? {
+                size += chunk.len() as u64;
+            }
+            size as i64
+        }
+    };
+    let binary = is_binary_head(&head, complete);
     let mut shown = 0;
     let mut content = None;
     if !binary {
-        let mut cut = (params.max_bytes.max(0) as usize).min(body.len());
+        let mut cut = max.min(head.len());
         // Never cut a UTF-8 character in half.
-        while cut < body.len() && (body[cut] & 0b1100_0000) == 0b1000_0000 {
+        while cut < head.len() && cut > 0 && (head[cut] & 0b1100_0000) == 0b1000_0000 {
             cut -= 1;
         }
         shown = cut as i64;
-        content = Some(String::from_utf8_lossy(&body[..cut]).into_owned());
+        content = Some(String::from_utf8_lossy(&head[..cut]).into_owned());
     }
     Ok(raw::Output {
         file_path: params.file_path.clone(),
@@ -130,6 +172,18 @@ pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Ou
         shown_bytes: shown,
         truncated: !binary && shown < size,
         binary,
-        content,
+        content: content.filter(|c| !c.is_empty()),
     })
+}
+
+/// `is_binary` for the first bytes of a file: a character cut at the end is not a sign
+/// of binary content.
+fn is_binary_head(head: &[u8], complete: bool) -> bool {
+    if head.iter().take(8000).any(|&b| b == 0) {
+        return true;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => false,
+        Err(error) => complete || error.error_len().is_some(),
+    }
 }

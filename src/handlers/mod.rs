@@ -8,14 +8,15 @@
 //! | handler | action | why |
 //! |---|---|---|
 //! | `file_window` | `repository.file_get` | default ref lookup, base64 decoding, line windows, binary detection |
-//! | `file_raw` | `repository.file_raw` | byte budget, binary detection |
-//! | `job_log_tail` | `job.log` | tail or window of a long log, ANSI and section markers removed |
+//! | `file_raw` | `repository.file_raw` | only the bytes shown are fetched (`Range`), binary detection |
+//! | `job_log_tail` | `job.log` | the failing part and the tail of a streamed log (`log_focus`), or a window; ANSI and section markers removed |
 //! | `merge_request_diffs` | `merge_request.diffs` | every diff page, one patch under a line budget |
 //! | `compare` | `repository.compare` | the same patch budget over a comparison |
 
 mod changes;
 mod files;
 mod job_log;
+mod log_focus;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -473,11 +473,31 @@ fn code_span(text: &str, place: Place) -> String {
         ""
     };
     let body = if place == Place::Table {
-        flat.replace('|', "\\|")
+        escape_table_pipes(&flat)
     } else {
         flat
     };
     format!("{ticks}{pad}{body}{pad}{ticks}")
+}
+
+/// `|` as `\|` for GFM's table splitter, which reads `\X` pairs first: after an odd run
+/// of backslashes one more is added, so the pipe stays escaped (found by a property test).
+fn escape_table_pipes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    for ch in text.chars() {
+        if ch == '|' {
+            if run % 2 == 1 {
+                out.push('\\');
+            }
+            out.push_str("\\|");
+            run = 0;
+            continue;
+        }
+        run = if ch == '\\' { run + 1 } else { 0 };
+        out.push(ch);
+    }
+    out
 }
 
 /// Text that may hold our own `code` spans (hint lines): code spans are kept, the rest escaped.

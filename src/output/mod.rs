@@ -4,6 +4,7 @@
 //! `cell` describes values by kind; `format` renders dates, sizes and statuses as plain
 //! text; `json` writes JSON text without HTML escaping.
 
+pub mod budget;
 pub mod cell;
 pub mod format;
 pub mod json;

@@ -324,6 +324,11 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
             *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::NO_CONTENT);
             response
         }
+        Answer::Text(bytes)
+            if raw_path.ends_with("/raw") && headers.contains_key(header::RANGE) =>
+        {
+            byte_range(bytes, headers.get(header::RANGE))
+        }
         Answer::Text(bytes) => {
             let mut response = Response::new(Body::from(bytes));
             response.headers_mut().insert(
@@ -346,6 +351,40 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
             response
         }
     }
+}
+
+/// A `Range: bytes=a-b` answer for raw files (206 with `Content-Range`, or 416), as a
+/// server that honours ranges gives it. Job logs ignore `Range`, as GitLab's do.
+fn byte_range(bytes: Vec<u8>, range: Option<&HeaderValue>) -> Response {
+    let spec = range
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("bytes="))
+        .and_then(|v| v.split_once('-'));
+    let len = bytes.len();
+    let (start, end) = match spec {
+        Some((start, end)) => (
+            start.trim().parse::<usize>().unwrap_or(0),
+            end.trim().parse::<usize>().unwrap_or(usize::MAX),
+        ),
+        None => (0, usize::MAX),
+    };
+    if start >= len {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::RANGE_NOT_SATISFIABLE;
+        return response;
+    }
+    let end = end.min(len - 1);
+    let mut response = Response::new(Body::from(bytes[start..=end].to_vec()));
+    *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{end}/{len}")) {
+        headers.insert(header::CONTENT_RANGE, value);
+    }
+    response
 }
 
 /// `X-Page`, `X-Per-Page`, `X-Total`, `X-Total-Pages`, `X-Next-Page`, `X-Prev-Page`, `Link`.

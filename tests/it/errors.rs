@@ -230,8 +230,57 @@ async fn upstream_faults_become_repairable_errors_and_reads_retry() {
         .call("project.get", args(json!({"project_id": 101})), false)
         .await;
     assert!(
-        outcome.is_error && outcome.text.contains("Could not reach GitLab"),
+        outcome.is_error
+            && outcome.text.contains("connection to GitLab broke")
+            && outcome.text.contains("This read changed nothing"),
         "{}",
         outcome.text
     );
+}
+
+/// GitLab's global `id` of a merge request or issue is a different number from its `iid`
+/// (the `12` in `!12`): taking one for the other would read or write the wrong record.
+#[tokio::test]
+async fn global_ids_are_never_taken_for_iids() {
+    let (dispatcher, sandbox) = dispatcher(Policy {
+        yolo: true,
+        ..Policy::default()
+    })
+    .await;
+    let cases = [
+        (
+            "merge_request.get",
+            json!({"project_id": "acme/platform/api", "merge_request_id": 42}),
+            "merge_request_id",
+        ),
+        (
+            "merge_request.note_create",
+            json!({"project_id": "acme/platform/api", "merge_request_id": 42, "body": "x"}),
+            "merge_request_id",
+        ),
+        (
+            "issue.get",
+            json!({"project_id": "acme/platform/api", "issue_id": 34}),
+            "issue_id",
+        ),
+        (
+            "issue.update",
+            json!({"project_id": "acme/platform/api", "issue_id": 34, "title": "x"}),
+            "issue_id",
+        ),
+    ];
+    for (action, arguments, key) in cases {
+        let outcome = dispatcher.call(action, args(arguments), true).await;
+        assert!(outcome.is_error, "{action}: {}", outcome.text);
+        assert!(
+            outcome
+                .text
+                .contains(&format!("`{key}` is not a parameter")),
+            "{action}: {}",
+            outcome.text
+        );
+        let accepted = gitlab_mcp::catalog::accepted(gitlab_mcp::catalog::find(action).unwrap());
+        assert!(!accepted.contains(key), "{action} still accepts {key}");
+    }
+    assert!(sandbox.requests().is_empty(), "{:?}", sandbox.requests());
 }

@@ -5,13 +5,17 @@
 mod support;
 
 mod errors;
+mod faults;
 mod generated;
 mod golden;
+mod jsonrpc;
 mod mcp;
 mod paths;
 mod policy;
 mod process;
+mod properties;
 mod protocol;
+mod reads;
 mod resources;
 mod search;
 mod shapes;
@@ -25,3 +29,4 @@ mod prelude {
     pub use crate::golden::fixture::types::*;
     pub use gitlab_mcp::prelude::runtime::*;
 }
+mod upstream;

@@ -87,3 +87,8 @@ pub fn text(result: &rmcp::model::CallToolResult) -> String {
         .find_map(|c| c.as_text().map(|t| t.text.clone()))
         .unwrap_or_default()
 }
+
+/// The TLS crypto provider, for test servers built on rustls.
+pub fn install_crypto() {
+    gitlab_mcp::tls::install_crypto_provider();
+}

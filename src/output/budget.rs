@@ -1,0 +1,364 @@
+//! The byte budget of one tool result. Some MCP clients drop the connection on a message
+//! over 10 MiB, and a model's context is smaller still, so every outcome is fitted under
+//! `GITLAB_MCP_MAX_RESULT_BYTES` (default 256 KiB) as the last step of a call:
+//!
+//! 1. an embedded resource that does not fit becomes a link;
+//! 2. long strings in the structured result are shortened (big text belongs in the
+//!    Markdown, and must not be sent twice);
+//! 3. the Markdown's longest blocks are cut first (a fair share each, so twenty long
+//!    comments all stay visible), code fences are closed, the next steps are kept, and a
+//!    note says how much was cut and how to get the rest.
+
+use serde_json::{Map, Value};
+
+use crate::catalog::Action;
+use crate::dispatch::Outcome;
+use crate::output::Markdown;
+use crate::output::format::size;
+
+pub const DEFAULT_RESULT_BYTES: usize = 256 * 1024;
+/// The smallest budget accepted: a cut result still needs room for its note and steps.
+pub const MIN_RESULT_BYTES: usize = 8 * 1024;
+/// Room for the JSON-RPC envelope, annotations and the resource link.
+const ENVELOPE: usize = 1024;
+/// Room for the note about what was cut.
+const NOTE: usize = 600;
+/// No block is cut shorter than this: a few lines of each stay readable.
+const MIN_BLOCK: usize = 160;
+
+/// Fits an outcome into `budget` bytes of JSON.
+pub fn fit(outcome: &mut Outcome, budget: usize, action: &Action) {
+    let budget = budget.max(MIN_RESULT_BYTES);
+    if measure(outcome) <= budget {
+        return;
+    }
+    if let Some(resource) = &mut outcome.resource
+        && resource
+            .embedded
+            .as_deref()
+            .is_some_and(|e| json_len(e) > budget / 4)
+    {
+        resource.embedded = None;
+    }
+    let mut structured_cut = false;
+    if let Some(structured) = &mut outcome.structured {
+        let share = budget / 4;
+        let mut cap = 4096;
+        while structured_len(structured) > share && cap >= 64 {
+            structured_cut |= cap_strings(structured, cap);
+            cap /= 2;
+        }
+    }
+    let used = ENVELOPE
+        + outcome.structured.as_ref().map_or(0, structured_len)
+        + outcome
+            .resource
+            .as_ref()
+            .and_then(|r| r.embedded.as_deref())
+            .map_or(0, json_len);
+    let room = budget.saturating_sub(used);
+    if json_len(&outcome.text) > room || structured_cut {
+        let before = outcome.text.len();
+        let web_url = outcome
+            .structured
+            .as_ref()
+            .and_then(|s| s.get("web_url"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        outcome.text = shrink(&outcome.text, room.saturating_sub(NOTE));
+        let cut = before.saturating_sub(outcome.text.len());
+        let note = note(
+            action,
+            cut,
+            before,
+            budget,
+            structured_cut,
+            web_url.as_deref(),
+        );
+        insert_before_steps(&mut outcome.text, &note);
+    }
+}
+
+/// The serialized size of an outcome, near enough (escapes counted, envelope estimated).
+pub fn measure(outcome: &Outcome) -> usize {
+    ENVELOPE
+        + json_len(&outcome.text)
+        + outcome.structured.as_ref().map_or(0, structured_len)
+        + outcome
+            .resource
+            .as_ref()
+            .and_then(|r| r.embedded.as_deref())
+            .map_or(0, json_len)
+}
+
+fn structured_len(structured: &Map<String, Value>) -> usize {
+    serde_json::to_vec(structured).map_or(0, |v| v.len())
+}
+
+/// The length of a string once written as JSON.
+fn json_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' => 2,
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
+        + 2
+}
+
+/// Shortens every string longer than `cap` characters; whether any was.
+fn cap_strings(map: &mut Map<String, Value>, cap: usize) -> bool {
+    let mut cut = false;
+    for value in map.values_mut() {
+        cut |= cap_value(value, cap);
+    }
+    cut
+}
+
+fn cap_value(value: &mut Value, cap: usize) -> bool {
+    match value {
+        Value::String(text) if text.chars().count() > cap => {
+            let kept: String = text.chars().take(cap).collect();
+            *text = format!("{}…", kept.trim_end());
+            true
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |cut, item| cap_value(item, cap) | cut),
+        Value::Object(map) => cap_strings(map, cap),
+        _ => false,
+    }
+}
+
+const STEPS: &str = "\n---\n💡 **Next steps:**\n";
+
+/// Splits off the next-steps block, which is kept whole.
+fn split_steps(text: &str) -> (&str, &str) {
+    match text.rfind(STEPS) {
+        Some(at) => text.split_at(at + 1),
+        None => (text, ""),
+    }
+}
+
+fn insert_before_steps(text: &mut String, note: &str) {
+    let (head, steps) = split_steps(text);
+    let mut out = head.trim_end().to_owned();
+    out.push_str("\n\n");
+    out.push_str(note.trim());
+    out.push('\n');
+    if !steps.is_empty() {
+        out.push('\n');
+        out.push_str(steps);
+    }
+    *text = out;
+}
+
+/// Fits Markdown into `room` bytes of JSON: the next steps stay whole; the longest
+/// blocks (paragraphs, code blocks, tables) are cut to a common length first.
+pub fn shrink(text: &str, room: usize) -> String {
+    let (head, steps) = split_steps(text);
+    let room = room.saturating_sub(json_len(steps));
+    if json_len(head) <= room {
+        return text.to_owned();
+    }
+    let blocks = blocks(head);
+    let lengths: Vec<usize> = blocks.iter().map(|b| json_len(b)).collect();
+    // The largest per-block cap that fits: binary search over the cap.
+    let fits = |cap: usize| lengths.iter().map(|&l| l.min(cap)).sum::<usize>() <= room;
+    let (mut low, mut high) = (MIN_BLOCK, lengths.iter().copied().max().unwrap_or(0));
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    let mut out = String::new();
+    for (block, &length) in blocks.iter().zip(&lengths) {
+        if json_len(&out) >= room {
+            break;
+        }
+        if length <= low {
+            out.push_str(block);
+        } else {
+            out.push_str(&cut_block(block, low));
+        }
+    }
+    // Many small blocks over the room: the last resort is a cut at a line end.
+    if json_len(&out) > room {
+        out = cut_block(&out, room);
+    }
+    out.push_str(steps);
+    out
+}
+
+/// Blocks separated by blank lines; a fenced code block is one block.
+fn blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current = String::new();
+    let mut fence: Option<String> = None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end_matches('\n');
+        match &fence {
+            Some(open) if trimmed == open => fence = None,
+            Some(_) => {}
+            None if trimmed.starts_with("```") => {
+                fence = Some(trimmed.chars().take_while(|&c| c == '`').collect());
+            }
+            None if trimmed.is_empty() => {
+                current.push_str(line);
+                blocks.push(std::mem::take(&mut current));
+                continue;
+            }
+            None => {}
+        }
+        current.push_str(line);
+    }
+    if !current.is_empty() {
+        blocks.push(current);
+    }
+    blocks
+}
+
+/// A block cut to about `cap` bytes of JSON at a line end (or a character boundary in a
+/// very long line), with a marker; an open code fence is closed.
+fn cut_block(block: &str, cap: usize) -> String {
+    let fence: Option<String> = block
+        .starts_with("```")
+        .then(|| block.chars().take_while(|&c| c == '`').collect());
+    let total = block.len();
+    let marker_room = 64 + fence.as_ref().map_or(0, |f| f.len() + 1);
+    let limit = cap.saturating_sub(marker_room);
+    let mut kept = String::new();
+    for line in block.split_inclusive('\n') {
+        if json_len(&kept) + json_len(line) > limit {
+            if kept.is_empty() || kept.lines().count() <= 1 {
+                let room = limit.saturating_sub(json_len(&kept));
+                kept.push_str(&prefix_within(line, room));
+                kept.push('\n');
+            }
+            break;
+        }
+        kept.push_str(line);
+    }
+    if !kept.ends_with('\n') {
+        kept.push('\n');
+    }
+    let cut = total.saturating_sub(kept.len());
+    kept.push_str(&format!("✂️ … {} cut here\n", size(cut as f64)));
+    if let Some(fence) = fence {
+        kept.push_str(&fence);
+        kept.push('\n');
+    }
+    kept.push('\n');
+    kept
+}
+
+/// The longest prefix of `line` within `room` bytes of JSON, ended at a character.
+fn prefix_within(line: &str, room: usize) -> String {
+    let mut out = String::new();
+    let mut used = 2;
+    for c in line.trim_end_matches('\n').chars() {
+        let width = json_len(c.encode_utf8(&mut [0; 4])) - 2;
+        if used + width > room {
+            break;
+        }
+        used += width;
+        out.push(c);
+    }
+    out
+}
+
+/// What was cut and how to get the rest, written by the one Markdown writer.
+fn note(
+    action: &Action,
+    cut: usize,
+    before: usize,
+    budget: usize,
+    structured_cut: bool,
+    web_url: Option<&str>,
+) -> String {
+    let mut parts = Vec::new();
+    if cut > 0 {
+        parts.push(format!(
+            "{} of {} of text left out",
+            size(cut as f64),
+            size(before as f64)
+        ));
+    }
+    if structured_cut {
+        parts.push("long text in the structured result shortened".to_owned());
+    }
+    let mut text = format!(
+        "✂️ This result was cut to fit the {} limit of one answer: {}.",
+        size(budget as f64),
+        parts.join(", and ")
+    );
+    let windows: Vec<String> = [
+        "start_line",
+        "lines",
+        "max_lines",
+        "max_bytes",
+        "max_patch_lines",
+        "file_path",
+        "per_page",
+    ]
+    .iter()
+    .filter(|name| action.params.iter().any(|p| p.name == **name))
+    .map(|name| format!("`{name}`"))
+    .collect();
+    if !windows.is_empty() {
+        text.push_str(&format!(
+            " To read the rest, call `{}` again for less at once ({}).",
+            action.id,
+            windows.join(", ")
+        ));
+    }
+    if let Some(url) = web_url {
+        text.push_str(&format!(" The whole text is in GitLab: {url}"));
+    }
+    let mut markdown = Markdown::new();
+    markdown.note(&text);
+    markdown.into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_long_block_keeps_a_share_and_fences_close() {
+        let mut text = String::from("## Notes\n\n");
+        for i in 0..20 {
+            text.push_str(&format!(
+                "**note {i}**\n\n```\n{}\n```\n\n",
+                "x".repeat(50_000)
+            ));
+        }
+        text.push_str("---\n💡 **Next steps:**\n- Reply: `x.y`\n");
+        let out = shrink(&text, 40_000);
+        assert!(json_len(&out) <= 40_000, "{}", out.len());
+        for i in 0..20 {
+            assert!(out.contains(&format!("**note {i}**")), "note {i} is gone");
+        }
+        assert!(out.ends_with("- Reply: `x.y`\n"));
+        let fences = out.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences % 2, 0, "unbalanced fences");
+        assert!(out.contains("cut here"));
+    }
+
+    #[test]
+    fn one_huge_line_is_cut_at_a_character() {
+        let text = format!("# Title\n\n{}\n", "é".repeat(100_000));
+        let out = shrink(&text, 10_000);
+        assert!(json_len(&out) <= 10_000);
+        assert!(out.starts_with("# Title"));
+    }
+
+    #[test]
+    fn small_text_is_left_alone() {
+        assert_eq!(shrink("a\n\nb\n", 1000), "a\n\nb\n");
+    }
+}
