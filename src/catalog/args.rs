@@ -401,6 +401,17 @@ fn describe(value: &Value) -> String {
 
 /// "`foo` is not a parameter" plus the closest real name, if one is close.
 fn unknown(action: &Action, key: &str) -> String {
+    // `merge_request_id` is GitLab's global id, a different number from the `!12` the
+    // action wants: say so rather than suggest passing it on.
+    if let Some(stem) = key.strip_suffix("_id") {
+        let iid = format!("{stem}_iid");
+        if let Some(param) = action.params.iter().find(|p| p.name == iid) {
+            return format!(
+                "`{key}` is not a parameter of this action: it takes `{}`, the number within the project (the `12` in `!12` or `#12`), which is not the global id",
+                param.name
+            );
+        }
+    }
     let closest = action
         .params
         .iter()
@@ -574,6 +585,21 @@ mod tests {
                 || message.contains("`project` and `project_id` name the same parameter"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_global_id_is_not_offered_as_the_iid() {
+        let message = check(
+            "merge_request.get",
+            json!({"project_id": 1, "merge_request_id": 4711}),
+        )
+        .unwrap_err()
+        .message();
+        assert!(
+            message.contains("`merge_request_id` is not a parameter of this action: it takes `merge_request_iid`, the number within the project"),
+            "{message}"
+        );
+        assert!(!message.contains("did you mean"), "{message}");
     }
 
     #[test]
