@@ -13,6 +13,7 @@ mod policy;
 mod process;
 mod protocol;
 mod resources;
+mod sandbox;
 mod search;
 mod snapshots;
 mod surfaces;
