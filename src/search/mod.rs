@@ -32,8 +32,9 @@ pub struct FindRequest {
     pub explain: bool,
 }
 
-pub const DEFAULT_LIMIT: usize = 20;
-pub const MAX_LIMIT: usize = 50;
+/// Hits in a find answer by default, and at most: each one is context the model pays for.
+pub const DEFAULT_LIMIT: usize = 8;
+pub const MAX_LIMIT: usize = 20;
 
 /// Field classes, strongest first, with the points a matching term earns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

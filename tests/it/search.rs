@@ -68,3 +68,43 @@ fn ranking_precision_on_the_corpus() {
         "P@5 {p5:.3} is under {MIN_PRECISION_AT_5}"
     );
 }
+
+/// The budget: a find answer at the default limit, content plus structure.
+const MAX_MEDIAN_FIND_BYTES: usize = 2_500;
+
+#[test]
+fn find_answers_stay_small() {
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/search/corpus.tsv"
+    ))
+    .unwrap();
+    let index = Index::new(&Policy::default());
+    let mut sizes: Vec<usize> = corpus
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let query = line.split('\t').next().unwrap_or_default();
+            let outcome = gitlab_mcp::surfaces::find(
+                &index,
+                &FindRequest {
+                    query: query.into(),
+                    limit: gitlab_mcp::search::DEFAULT_LIMIT,
+                    explain: false,
+                },
+            );
+            let structured = serde_json::to_string(&outcome.structured.unwrap()).unwrap();
+            outcome.text.len() + structured.len()
+        })
+        .collect();
+    sizes.sort();
+    let median = sizes[sizes.len() / 2];
+    println!(
+        "find answer bytes over {} requests: median {median}, p90 {}, max {}",
+        sizes.len(),
+        sizes[sizes.len() * 9 / 10],
+        sizes[sizes.len() - 1]
+    );
+    assert!(median <= MAX_MEDIAN_FIND_BYTES, "median {median} bytes");
+}
