@@ -93,6 +93,7 @@ fn find_schema() -> Value {
             },
             "ambiguous": {"type": "array", "items": {"type": "string"}},
             "suggestions": {"type": "array", "items": {"type": "string"}},
+            "missing": {"type": "string", "description": "What the catalog lacks for this request."},
         },
         "required": ["results"],
     })
@@ -166,6 +167,7 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
         hits,
         ambiguous,
         suggestions,
+        missing,
     } = &found;
     let top = hits.first().map_or(0, |h| h.score);
     // Hits far below the best are noise a model would still pay for.
@@ -227,7 +229,10 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
             ambiguous.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ")
         ));
     }
-    if hits.is_empty() {
+    if let Some(missing) = missing {
+        markdown.note(missing);
+    }
+    if hits.is_empty() && missing.is_none() {
         markdown.note(&format!(
             "Nothing matched. Try words such as {}, or name the resource and the verb, such as {EXAMPLE_QUERIES}.",
             suggestions.join(", ")
@@ -241,6 +246,9 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
     }
     if !suggestions.is_empty() {
         structured.insert("suggestions".into(), json!(suggestions));
+    }
+    if let Some(missing) = missing {
+        structured.insert("missing".into(), json!(missing));
     }
     Outcome {
         text: markdown.into_string(),
