@@ -46,11 +46,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// Lists the sandbox's seed files for `include_str!`, so a new collection is data only.
+/// Lists the sandbox's seed files for `include_str!`, so a new collection or behaviour is
+/// data only: `records/*.json` as `RECORDS`, `behaviour/*.json` as `BEHAVIOURS`.
 fn write_seed_list(root: &std::path::Path, out: &std::path::Path) {
-    let records = root.join("src/sandbox/seed/records");
-    println!("cargo:rerun-if-changed={}", records.display());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&records)
+    for (folder, constant, file) in [
+        ("records", "RECORDS", "seed_records.rs"),
+        ("behaviour", "BEHAVIOURS", "seed_behaviours.rs"),
+    ] {
+        let source = seed_list(
+            &root.join("src/sandbox/seed").join(folder),
+            folder,
+            constant,
+        );
+        std::fs::write(out.join(file), source).expect("OUT_DIR is writable");
+    }
+}
+
+fn seed_list(folder: &std::path::Path, name: &str, constant: &str) -> String {
+    println!("cargo:rerun-if-changed={}", folder.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .into_iter()
         .flatten()
         .flatten()
@@ -58,8 +72,8 @@ fn write_seed_list(root: &std::path::Path, out: &std::path::Path) {
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
     files.sort();
-    let mut source = String::from(
-        "/// Every records file in `seed/records/`, by file name.\npub const RECORDS: &[(&str, &str)] = &[\n",
+    let mut source = format!(
+        "/// Every file in `seed/{name}/`, by file name.\npub const {constant}: &[(&str, &str)] = &[\n"
     );
     for file in files {
         println!("cargo:rerun-if-changed={}", file.display());
@@ -73,5 +87,5 @@ fn write_seed_list(root: &std::path::Path, out: &std::path::Path) {
         ));
     }
     source.push_str("];\n");
-    std::fs::write(out.join("seed_records.rs"), source).expect("OUT_DIR is writable");
+    source
 }

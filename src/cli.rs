@@ -175,6 +175,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if !found.ambiguous.is_empty() {
                 say!("ambiguous: {}", found.ambiguous.join(", "))?;
             }
+            if let Some(missing) = &found.missing {
+                say!("{missing}")?;
+            }
+            if found.hits.is_empty() && !found.suggestions.is_empty() {
+                say!(
+                    "nothing matched; try words such as {}",
+                    found.suggestions.join(", ")
+                )?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Catalog { json } => {

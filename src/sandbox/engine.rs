@@ -1,15 +1,21 @@
-//! Answers one sandbox request: auth, route, the records the path names, then either a
-//! hand-written route or the generic behaviour the path's shape implies.
+//! Answers one sandbox request: auth, the action it is, the records its path names, then
+//! that action's behaviour (`behaviour`, data) or, for the few listed in `routes::ROUTES`,
+//! a hand-written route.
 //!
 //! Routes are the catalog's own method and path templates, so a new ordinary action is
 //! served as soon as its collection has a spec and seed records: a template that ends in
 //! a parameter reads (GET), updates (PUT) or deletes (DELETE) that record; one that ends in
-//! a literal lists (GET) or creates in (POST) that collection.
+//! a collection lists (GET) or creates in (POST) it; one that ends in another word (`/merge`,
+//! `/retry`) changes the record before it. Behaviour data adjusts any of that.
+
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use super::behaviour::{self, Behaviour, Binding, Effect, Op, Reply, Shape};
+use super::expr::{Scope, same};
 use super::routes;
-use super::store::{Ancestor, Failure, Outcome, Page, Query, Store, public};
+use super::store::{Ancestor, Failure, Outcome, Page, Query, Store, public, text};
 use crate::catalog::{ACTIONS, Action};
 use crate::gitlab::Method;
 
@@ -37,13 +43,6 @@ impl Answer {
     pub fn ok(body: Value) -> Self {
         Self::Json {
             status: 200,
-            body: public(&body),
-        }
-    }
-
-    pub fn created(body: Value) -> Self {
-        Self::Json {
-            status: 201,
             body: public(&body),
         }
     }
@@ -82,13 +81,6 @@ impl Call<'_> {
     pub fn target(&self) -> Option<&Ancestor> {
         self.ancestors.last()
     }
-
-    /// A copy of that record, or GitLab's 404 with `not_found` as its message.
-    pub fn target_record(&self, not_found: &str) -> Outcome<Value> {
-        self.target()
-            .map(|a| a.record.clone())
-            .ok_or_else(|| Failure::new(404, not_found.to_owned()))
-    }
 }
 
 pub fn handle(store: &mut Store, incoming: &Incoming) -> Answer {
@@ -120,22 +112,31 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
         query: &incoming.query,
         body: &incoming.body,
     };
-    if let Some(answer) = routes::custom(store, &call) {
-        return answer;
+    let behaviour = behaviour::of(action.id);
+    if let Some(name) = &behaviour.route {
+        let route = routes::ROUTES
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("`{}` names the unknown route `{name}`", action.id));
+        return (route.run)(store, &call);
     }
-    generic(store, &call)
+    Run::new(store, &call).perform(store, &call, behaviour)
 }
 
-/// The catalog action whose method and path template match, preferring literal segments
-/// (`pipelines/latest` over `pipelines/{pipeline_id}`).
+/// The catalog action a request is: the method and path template that match, preferring
+/// literal segments (`pipelines/latest` over `pipelines/{pipeline_id}`), then an action whose
+/// `match` the request's parameters pass over one without (search scopes sharing a path).
 fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
-    let mut best: Option<(usize, &'static Action, Map<String, Value>)> = None;
+    /// Literal segments, then 2 for a `match` passed, 1 for none.
+    type Rank = (usize, u8);
+    let mut best: Option<(Rank, &'static Action, Map<String, Value>)> = None;
+    let params = parameters(incoming);
     for action in ACTIONS.iter().filter(|a| a.method == incoming.method) {
         let template: Vec<&str> = action.path.trim_start_matches('/').split('/').collect();
         if template.len() != incoming.segments.len() {
             continue;
         }
-        let mut params = Map::new();
+        let mut path_params = Map::new();
         let mut literals = 0;
         let matched = template
             .iter()
@@ -143,7 +144,7 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
             .all(|(part, segment)| {
                 match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
                     Some(name) => {
-                        params.insert(name.to_owned(), Value::String(segment.clone()));
+                        path_params.insert(name.to_owned(), Value::String(segment.clone()));
                         true
                     }
                     None => {
@@ -152,11 +153,45 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
                     }
                 }
             });
-        if matched && best.as_ref().is_none_or(|(count, ..)| literals > *count) {
-            best = Some((literals, action, params));
+        if !matched {
+            continue;
+        }
+        let discriminator = &behaviour::of(action.id).discriminator;
+        let picked = match discriminator.is_empty() {
+            true => 1,
+            false if discriminates(discriminator, &params) => 2,
+            false => continue,
+        };
+        let rank = (literals, picked);
+        if best.as_ref().is_none_or(|(best, ..)| rank > *best) {
+            best = Some((rank, action, path_params));
         }
     }
     best.map(|(_, action, params)| (action, params))
+}
+
+/// The request's parameters: the query, then the body over it.
+fn parameters(incoming: &Incoming) -> Map<String, Value> {
+    let mut params: Map<String, Value> = incoming
+        .query
+        .pairs
+        .iter()
+        .map(|(k, v)| (k.trim_end_matches("[]").to_owned(), json!(v)))
+        .collect();
+    params.extend(incoming.body.clone());
+    params
+}
+
+/// Whether the request's parameters have the values a `match` lists: one value, or any
+/// of a list.
+fn discriminates(discriminator: &Map<String, Value>, params: &Map<String, Value>) -> bool {
+    discriminator.iter().all(|(name, wanted)| {
+        let value = params.get(name).cloned().unwrap_or(Value::Null);
+        match wanted {
+            Value::Array(any) => any.iter().any(|w| same(&value, w)),
+            one => same(&value, one),
+        }
+    })
 }
 
 /// Resolves every path parameter to its record, outermost first, and names the path's
@@ -179,7 +214,8 @@ fn walk(
             continue;
         }
         let value = params.get(name).and_then(Value::as_str).unwrap_or_default();
-        let record = routes::find(store, &collection, &ancestors, value)
+        let record = store
+            .find(&collection, &ancestors, value)
             .ok_or_else(|| Failure::new(404, store.spec(&collection).not_found))?;
         if collection == "projects" && !store.visible_project(&record, user) {
             return Err(Failure::new(404, store.spec(&collection).not_found));
@@ -189,42 +225,409 @@ fn walk(
     Ok((literals.join("/"), ancestors))
 }
 
-fn generic(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+/// One behaviour being carried out: the named values and where each named record lives.
+struct Run {
+    scope: Scope,
+    /// Named record → its collection, for effects that change or delete it.
+    origins: BTreeMap<String, String>,
+}
+
+impl Run {
+    fn new(store: &Store, call: &Call<'_>) -> Self {
+        let mut run = Self {
+            scope: Scope::default(),
+            origins: BTreeMap::new(),
+        };
+        let query: Map<String, Value> = call
+            .query
+            .pairs
+            .iter()
+            .rev()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        // GitLab reads a parameter from the query or the body alike.
+        let mut params = query.clone();
+        params.extend(call.body.clone());
+        let host = store
+            .external_url
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .to_owned();
+        for (name, value) in [
+            ("current_user", call.user.clone()),
+            ("params", Value::Object(params)),
+            ("query", Value::Object(query)),
+            ("now", json!(store.now())),
+            ("external_url", json!(store.external_url)),
+            ("external_host", json!(host)),
+        ] {
+            run.scope.bind(name, value);
+        }
+        for ancestor in &call.ancestors {
+            let name = store.record_name(&ancestor.collection);
+            run.name(&name, ancestor.record.clone(), &ancestor.collection);
+        }
+        if let Some(target) = call.target() {
+            run.name("target", target.record.clone(), &target.collection);
+        }
+        run
+    }
+
+    fn name(&mut self, name: &str, record: Value, collection: &str) {
+        self.scope.bind(name, record);
+        self.origins.insert(name.to_owned(), collection.to_owned());
+    }
+
+    fn perform(
+        mut self,
+        store: &mut Store,
+        call: &Call<'_>,
+        behaviour: &Behaviour,
+    ) -> Outcome<Answer> {
+        let op = behaviour.op.unwrap_or_else(|| default_op(store, call));
+        let collection = behaviour
+            .collection
+            .clone()
+            .unwrap_or_else(|| call.collection.clone());
+        // A missing required field is GitLab's first answer, before any lookup.
+        let params = self.scope.get("params").and_then(Value::as_object).cloned();
+        if op == Op::Create
+            && let Some(field) = store.missing_field(&collection, &params.unwrap_or_default())
+        {
+            return Err(Failure::missing(&field));
+        }
+        for binding in &behaviour.bindings {
+            if let Some(answer) = self.bind(store, call, binding) {
+                return answer;
+            }
+        }
+        for requirement in &behaviour.require {
+            if !self.scope.holds(store, &requirement.that) {
+                return self.reply(store, &requirement.otherwise);
+            }
+        }
+        let writes = matches!(op, Op::Create | Op::Update | Op::Delete | Op::Change)
+            || !behaviour.effects.is_empty();
+        let now = if writes { store.tick() } else { store.now() };
+        self.scope.bind("now", json!(now));
+        let mut body = call.body.clone();
+        body.retain(|key, _| !behaviour.ignore.contains(key));
+
+        let default = match op {
+            Op::List => {
+                let mut query = call.query.clone();
+                for (key, value) in self.scope.eval_map(store, &behaviour.query_defaults) {
+                    if query.get(&key).is_none() && !value.is_null() {
+                        query.pairs.push((key, text(&value)));
+                    }
+                }
+                let records: Vec<&Value> = store
+                    .scoped(&collection, &call.ancestors)
+                    .into_iter()
+                    .filter(|r| self.scope.selects(store, r, &behaviour.filter))
+                    .collect();
+                Some(Answer::Page(store.page(
+                    &collection,
+                    records,
+                    &query,
+                    &call.user,
+                )))
+            }
+            Op::Get => None,
+            Op::Create => {
+                let mut record = store.build(&collection, &call.ancestors, &body, &call.user, &now);
+                self.scope.bind("created", record.clone());
+                self.scope.apply_set(store, &mut record, &behaviour.set);
+                let record = store.insert(&collection, &call.ancestors, record);
+                self.name("created", record, &collection);
+                None
+            }
+            Op::Update | Op::Change => {
+                let target = self.target(call)?;
+                let mut record = match op {
+                    Op::Update => {
+                        store.update(&target.collection, &target.record, &body, &call.user, &now)
+                    }
+                    _ => target.record.clone(),
+                };
+                let before = record.clone();
+                self.scope.apply_set(store, &mut record, &behaviour.set);
+                store.replace(&target.collection, &before, record.clone());
+                self.scope.replace(&target.record, &record);
+                None
+            }
+            Op::Delete => {
+                let target = self.target(call)?;
+                store.remove(&target.collection, &target.record);
+                Some(Answer::Empty(204))
+            }
+            Op::None => None,
+        };
+        for effect in &behaviour.effects {
+            self.effect(store, call, effect);
+        }
+        let status = behaviour.status.unwrap_or(match op {
+            Op::Create => 201,
+            Op::Change | Op::None if call.action.method == Method::Post => 201,
+            Op::Delete => 204,
+            _ => 200,
+        });
+        let body = match &behaviour.respond {
+            Some(template) => self.scope.eval(store, template),
+            None => match default {
+                Some(answer) => return Ok(answer),
+                None => {
+                    let name = if op == Op::Create {
+                        "created"
+                    } else {
+                        "target"
+                    };
+                    self.scope.get(name).cloned().ok_or_else(not_found)?
+                }
+            },
+        };
+        Ok(match behaviour.shape {
+            Shape::Json => Answer::Json {
+                status,
+                body: public(&body),
+            },
+            Shape::Text => Answer::Text(
+                match body {
+                    Value::Array(lines) => lines.iter().map(text).collect::<Vec<_>>().join("\n"),
+                    Value::Null => String::new(),
+                    other => text(&other),
+                }
+                .into_bytes(),
+            ),
+            Shape::Page => Answer::Page(Page::of(
+                body.as_array().cloned().unwrap_or_default(),
+                call.query,
+            )),
+        })
+    }
+
+    fn target(&self, call: &Call<'_>) -> Outcome<Ancestor> {
+        let target = call.target().ok_or_else(not_found)?;
+        Ok(Ancestor {
+            collection: target.collection.clone(),
+            record: self.scope.get("target").cloned().ok_or_else(not_found)?,
+        })
+    }
+
+    /// Binds one `let` value; `Some` is an answer that ends the request.
+    fn bind(
+        &mut self,
+        store: &Store,
+        call: &Call<'_>,
+        binding: &Binding,
+    ) -> Option<Outcome<Answer>> {
+        let skip = binding
+            .when
+            .as_ref()
+            .is_some_and(|c| !self.scope.holds(store, c));
+        let value = match (&binding.collection, &binding.value) {
+            _ if skip => Value::Null,
+            (None, Some(template)) => self.scope.eval(store, template),
+            (Some(collection), _) => {
+                let value = self.look_up(store, call, collection, binding);
+                if value.is_object() {
+                    self.origins
+                        .insert(binding.name.clone(), collection.clone());
+                }
+                value
+            }
+            (None, None) => Value::Null,
+        };
+        let empty = value.is_null() || value.as_array().is_some_and(Vec::is_empty);
+        self.scope.bind(&binding.name, value);
+        if skip {
+            return None;
+        }
+        match (&binding.missing, &binding.found) {
+            (Some(reply), _) if empty => Some(self.reply(store, reply)),
+            (_, Some(reply)) if !empty => Some(self.reply(store, reply)),
+            _ => None,
+        }
+    }
+
+    fn look_up(
+        &self,
+        store: &Store,
+        call: &Call<'_>,
+        collection: &str,
+        binding: &Binding,
+    ) -> Value {
+        if let Some(key) = &binding.key {
+            let key = self.scope.eval(store, key);
+            if key.is_null() {
+                return Value::Null;
+            }
+            return store
+                .find(collection, &call.ancestors, &text(&key))
+                .unwrap_or(Value::Null);
+        }
+        let mut found = self.chosen(store, call, collection, &binding.filter);
+        if let Some(order) = &binding.order {
+            let field = order.trim_start_matches('-');
+            found.sort_by(|a, b| super::store::compare(a.get(field), b.get(field)));
+            if order.starts_with('-') {
+                found.reverse();
+            }
+        }
+        if binding.all {
+            Value::Array(found)
+        } else {
+            found.into_iter().next().unwrap_or(Value::Null)
+        }
+    }
+
+    fn reply(&self, store: &Store, reply: &Reply) -> Outcome<Answer> {
+        let body = if let Some(message) = &reply.message {
+            json!({"message": self.scope.eval(store, message)})
+        } else if let Some(error) = &reply.error {
+            json!({"error": self.scope.eval(store, error)})
+        } else {
+            public(
+                &self
+                    .scope
+                    .eval(store, reply.body.as_ref().unwrap_or(&Value::Null)),
+            )
+        };
+        let answer = Answer::Json {
+            status: reply.status,
+            body,
+        };
+        if reply.status >= 400 {
+            Err(Failure {
+                status: reply.status,
+                body: match answer {
+                    Answer::Json { body, .. } => body,
+                    _ => Value::Null,
+                },
+            })
+        } else {
+            Ok(answer)
+        }
+    }
+
+    fn effect(&mut self, store: &mut Store, call: &Call<'_>, effect: &Effect) {
+        if effect
+            .when
+            .as_ref()
+            .is_some_and(|c| !self.scope.holds(store, c))
+        {
+            return;
+        }
+        if let Some(name) = &effect.update {
+            let (Some(current), Some(collection)) = (
+                self.scope.get(name).cloned(),
+                self.origins.get(name).cloned(),
+            ) else {
+                return;
+            };
+            let mut record = current.clone();
+            self.scope.apply_set(store, &mut record, &effect.set);
+            store.replace(&collection, &current, record.clone());
+            self.scope.replace(&current, &record);
+        }
+        if let Some(name) = &effect.delete
+            && let (Some(current), Some(collection)) = (
+                self.scope.get(name).cloned(),
+                self.origins.get(name).cloned(),
+            )
+        {
+            store.remove(&collection, &current);
+        }
+        for (collection, cloning) in [(&effect.update_all, false), (&effect.clone, true)] {
+            let Some(collection) = collection else {
+                continue;
+            };
+            let chosen = self.chosen(store, call, collection, &effect.filter);
+            let mut made = Vec::new();
+            for current in chosen {
+                let mut inner = self.scope.clone();
+                inner.bind("item", current.clone());
+                if cloning {
+                    let mut marked = current.clone();
+                    inner.apply_set(store, &mut marked, &effect.mark);
+                    store.replace(collection, &current, marked);
+                    let mut fresh = current.clone();
+                    if let Some(map) = fresh.as_object_mut() {
+                        map.remove("id");
+                        map.remove("web_url");
+                    }
+                    inner.apply_set(store, &mut fresh, &effect.set);
+                    let now = text(&self.scope.path("now"));
+                    store.stamp(collection, &call.ancestors, &mut fresh, &now);
+                    made.push(store.insert(collection, &call.ancestors, fresh));
+                } else {
+                    let mut record = current.clone();
+                    inner.apply_set(store, &mut record, &effect.set);
+                    store.replace(collection, &current, record);
+                }
+            }
+            if let Some(name) = &effect.bind {
+                self.scope.bind(name, Value::Array(made));
+            }
+        }
+        if let Some(collection) = &effect.create {
+            let records = effect
+                .records
+                .as_ref()
+                .map(|t| self.scope.eval(store, t))
+                .unwrap_or(Value::Null);
+            let now = text(&self.scope.path("now"));
+            let mut made = Vec::new();
+            for mut record in records.as_array().cloned().unwrap_or_default() {
+                store.stamp(collection, &call.ancestors, &mut record, &now);
+                made.push(store.insert(collection, &call.ancestors, record));
+            }
+            if let Some(name) = &effect.bind {
+                self.scope.bind(name, Value::Array(made));
+            }
+        }
+        if let Some(collection) = &effect.delete_all {
+            let chosen = self.chosen(store, call, collection, &effect.filter);
+            for record in chosen {
+                store.remove(collection, &record);
+            }
+        }
+    }
+}
+
+impl Run {
+    /// The records of a collection, under the path's records, passing `filter`.
+    fn chosen(
+        &self,
+        store: &Store,
+        call: &Call<'_>,
+        collection: &str,
+        filter: &Map<String, Value>,
+    ) -> Vec<Value> {
+        store
+            .scoped(collection, &call.ancestors)
+            .into_iter()
+            .filter(|r| self.scope.selects(store, r, filter))
+            .cloned()
+            .collect()
+    }
+}
+
+fn not_found() -> Failure {
+    Failure::new(404, "404 Not found")
+}
+
+/// The operation a path's shape implies.
+fn default_op(store: &Store, call: &Call<'_>) -> Op {
     let ends_in_param = call.action.path.ends_with('}');
-    match (call.action.method, ends_in_param) {
-        (Method::Get, true) => Ok(Answer::ok(
-            call.target()
-                .map(|a| a.record.clone())
-                .unwrap_or(Value::Null),
-        )),
-        (Method::Get, false) => Ok(Answer::Page(store.list(
-            &call.collection,
-            &call.ancestors,
-            call.query,
-            &call.user,
-        ))),
-        (Method::Post, false) => {
-            let created = store.create(&call.collection, &call.ancestors, call.body, &call.user)?;
-            Ok(Answer::created(created))
-        }
-        (Method::Put | Method::Patch, true) => {
-            let target = call
-                .target()
-                .ok_or_else(|| Failure::new(404, "404 Not found"))?;
-            Ok(Answer::ok(store.update(
-                &target.collection,
-                &target.record,
-                call.body,
-                &call.user,
-            )))
-        }
-        (Method::Delete, true) => {
-            let target = call
-                .target()
-                .ok_or_else(|| Failure::new(404, "404 Not found"))?;
-            store.remove(&target.collection, &target.record);
-            Ok(Answer::Empty(204))
-        }
-        _ => Err(Failure::new(405, "405 Method Not Allowed")),
+    let known = store.has(&call.collection);
+    match (call.action.method, ends_in_param, known) {
+        (Method::Get, true, _) => Op::Get,
+        (Method::Get, false, true) => Op::List,
+        (Method::Get, false, false) => Op::Get,
+        (Method::Post, false, true) => Op::Create,
+        (Method::Put | Method::Patch, true, _) => Op::Update,
+        (Method::Delete, true, _) => Op::Delete,
+        _ => Op::Change,
     }
 }

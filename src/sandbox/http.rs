@@ -2,9 +2,10 @@
 //! endpoints for tests (the request log, fault switches).
 //!
 //! Paths are split on `/` before each segment is percent-decoded, exactly as GitLab reads
-//! an encoded `group%2Fproject`. Every API request is logged with its raw path and query,
-//! so tests can assert what reached "GitLab".
+//! an encoded `group%2Fproject`. Every API request is logged with its raw path and query
+//! (the latest `LOG_CAPACITY`), so tests can assert what reached "GitLab".
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -75,9 +76,13 @@ impl Faults {
     }
 }
 
+/// The request log keeps the most recent requests only, so a long-running sandbox (a demo,
+/// a benchmark) does not grow without bound.
+pub const LOG_CAPACITY: usize = 10_000;
+
 pub struct Shared {
     store: Mutex<Store>,
-    log: Mutex<Vec<Logged>>,
+    log: Mutex<VecDeque<Logged>>,
     faults: Mutex<Faults>,
     counter: Mutex<u64>,
 }
@@ -86,14 +91,23 @@ impl Shared {
     pub fn new(store: Store, faults: Faults) -> Self {
         Self {
             store: Mutex::new(store),
-            log: Mutex::new(Vec::new()),
+            log: Mutex::new(VecDeque::new()),
             faults: Mutex::new(faults),
             counter: Mutex::new(0),
         }
     }
 
+    /// The logged requests, oldest first (at most `LOG_CAPACITY`).
     pub fn requests(&self) -> Vec<Logged> {
-        lock(&self.log).clone()
+        lock(&self.log).iter().cloned().collect()
+    }
+
+    fn log(&self, entry: Logged) {
+        let mut log = lock(&self.log);
+        if log.len() == LOG_CAPACITY {
+            log.pop_front();
+        }
+        log.push_back(entry);
     }
 }
 
@@ -217,7 +231,7 @@ async fn api(State(shared): State<Arc<Shared>>, request: Request) -> Response {
             None => json_response(404, &json!({"error": "404 Not Found"})),
         },
     };
-    lock(&shared.log).push(Logged {
+    shared.log(Logged {
         method: parts.method.to_string(),
         path: raw_path,
         query: raw_query,
@@ -431,4 +445,26 @@ fn pagination_headers(
         ),
         ("link", links.join(", ")),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_log_keeps_the_latest_requests() {
+        let shared = Shared::new(crate::sandbox::seed::store(), Faults::default());
+        for n in 0..LOG_CAPACITY + 5 {
+            shared.log(Logged {
+                method: "GET".into(),
+                path: format!("/api/v4/projects/{n}"),
+                query: String::new(),
+                user: None,
+                status: 200,
+            });
+        }
+        let requests = shared.requests();
+        assert_eq!(requests.len(), LOG_CAPACITY);
+        assert_eq!(requests[0].path, "/api/v4/projects/5");
+    }
 }

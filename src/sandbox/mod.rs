@@ -1,12 +1,16 @@
 //! An in-memory GitLab that speaks the REST v4 subset the catalog uses.
 //!
 //! `--sandbox` starts it in-process on a random loopback port and points the client at it
-//! with `TOKEN`; `gitlab-mcp sandbox --listen` serves it alone. It is data-driven: routes
-//! are the catalog's own paths (`engine`), records and collection behaviour are seed data
-//! (`seed`, `store`), and only real GitLab behaviour is hand-written (`routes`). It never
-//! talks to the network beyond the loopback address it was given.
+//! with `TOKEN`; `gitlab-mcp sandbox --listen` serves it alone. It is data-driven: a
+//! request is routed to its catalog action (`engine`), records and collections are seed data
+//! (`seed`, `store`), each action's behaviour is data in `seed/behaviour/` (`behaviour`,
+//! written in the small language of `expr`), and only the few routes listed in
+//! `routes::ROUTES` are hand-written. It never talks to the network beyond the loopback
+//! address it was given.
 
+mod behaviour;
 mod engine;
+mod expr;
 mod http;
 mod routes;
 mod seed;
@@ -74,7 +78,7 @@ impl Sandbox {
         self.address
     }
 
-    /// Every API request served so far.
+    /// The API requests served so far (the most recent 10,000).
     pub fn requests(&self) -> Vec<Logged> {
         self.shared.requests()
     }
@@ -92,4 +96,22 @@ impl Drop for Sandbox {
             let _ = stop.send(());
         }
     }
+}
+
+/// Problems in the sandbox's behaviour data (`seed/behaviour/`), each naming its file,
+/// action and key; a test keeps the list empty.
+pub fn data_problems() -> Vec<String> {
+    behaviour::problems(&seed::store())
+}
+
+/// The actions whose sandbox behaviour is hand-written Rust, as (action id, route, reason);
+/// every other action is served from data.
+pub fn hand_written() -> Vec<(&'static str, &'static str, &'static str)> {
+    behaviour::all()
+        .filter_map(|(id, behaviour)| {
+            let name = behaviour.route.as_deref()?;
+            let route = routes::ROUTES.iter().find(|r| r.name == name)?;
+            Some((id, route.name, route.reason))
+        })
+        .collect()
 }

@@ -23,8 +23,6 @@ struct Collections {
     external_url: String,
     now: DateTime<Utc>,
     collections: BTreeMap<String, Spec>,
-    #[serde(default)]
-    namespaces: Vec<Value>,
 }
 
 #[derive(Deserialize)]
@@ -43,7 +41,6 @@ pub fn store() -> Store {
         collections.external_url,
         collections.now,
         collections.collections,
-        collections.namespaces,
     );
     for (name, text) in RECORDS {
         let records: Records = serde_json::from_str(text)

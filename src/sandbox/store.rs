@@ -16,6 +16,20 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
+    /// The name behaviour data calls a record of this collection by (`merge_request`);
+    /// by default the singular of the last path segment.
+    #[serde(default, rename = "as")]
+    pub name: Option<String>,
+    /// Collections whose records point at a record of this one by `commit.id` (branches,
+    /// tags): their names also find it, as a SHA prefix of 7 or more characters does.
+    #[serde(default)]
+    pub refs: Vec<String>,
+    /// The id after which new ids start, when the collection is empty.
+    #[serde(default)]
+    pub id_from: i64,
+    /// Records get `created_at` and `updated_at` on create (default true).
+    #[serde(default)]
+    pub timestamps: Option<bool>,
     /// Another collection whose records this one shows (with its own scoping).
     #[serde(default)]
     pub alias_of: Option<String>,
@@ -101,7 +115,6 @@ pub struct Store {
     now: DateTime<Utc>,
     specs: BTreeMap<String, Spec>,
     records: BTreeMap<String, Vec<Value>>,
-    pub namespaces: Vec<Value>,
 }
 
 /// A page of a list and the numbers for the pagination headers.
@@ -142,18 +155,30 @@ impl Page {
 }
 
 impl Store {
-    pub fn new(
-        external_url: String,
-        now: DateTime<Utc>,
-        specs: BTreeMap<String, Spec>,
-        namespaces: Vec<Value>,
-    ) -> Self {
+    pub fn new(external_url: String, now: DateTime<Utc>, specs: BTreeMap<String, Spec>) -> Self {
         Self {
             external_url,
             now,
             specs,
             records: BTreeMap::new(),
-            namespaces,
+        }
+    }
+
+    /// The name behaviour data gives a record of `collection`.
+    pub fn record_name(&self, collection: &str) -> String {
+        if let Some(name) = self.specs.get(collection).and_then(|s| s.name.clone()) {
+            return name;
+        }
+        let last = collection.rsplit('/').next().unwrap_or(collection);
+        if let Some(base) = last.strip_suffix("ies") {
+            format!("{base}y")
+        } else if ["ches", "shes", "sses", "xes", "uses"]
+            .iter()
+            .any(|s| last.ends_with(s))
+        {
+            last[..last.len() - 2].to_owned()
+        } else {
+            last.strip_suffix('s').unwrap_or(last).to_owned()
         }
     }
 
@@ -168,13 +193,14 @@ impl Store {
         self.now()
     }
 
-    /// The id a new record of `collection` gets: one more than the largest, or than `floor`.
-    pub fn next_id(&self, collection: &str, floor: i64) -> i64 {
+    /// The id a new record of `collection` gets: one more than the largest, or than the
+    /// collection's `id_from`.
+    pub fn next_id(&self, collection: &str) -> i64 {
         self.all(collection)
             .iter()
             .filter_map(|r| r.get("id").and_then(Value::as_i64))
             .max()
-            .unwrap_or(floor)
+            .unwrap_or(self.spec(collection).id_from)
             + 1
     }
 
@@ -228,23 +254,45 @@ impl Store {
             .collect()
     }
 
-    /// The record a path parameter names, among those under `ancestors`.
+    /// The record a path parameter names, among those under `ancestors`. In a collection
+    /// with `refs` (commits), a SHA prefix or a branch or tag name also names a record.
     pub fn find(&self, collection: &str, ancestors: &[Ancestor], value: &str) -> Option<Value> {
-        let keys = self.spec(collection).keys;
-        self.scoped(collection, ancestors)
+        let spec = self.spec(collection);
+        let records = self.scoped(collection, ancestors);
+        let by_key = records.iter().find(|record| {
+            spec.keys
+                .iter()
+                .any(|key| get_path(record, key).is_some_and(|v| text(v) == value))
+        });
+        if let Some(record) = by_key {
+            return Some((*record).clone());
+        }
+        if spec.refs.is_empty() {
+            return None;
+        }
+        let primary = spec.keys.first().map(String::as_str).unwrap_or("id");
+        if value.len() >= 7
+            && let Some(record) = records
+                .iter()
+                .find(|r| get_path(r, primary).is_some_and(|id| text(id).starts_with(value)))
+        {
+            return Some((*record).clone());
+        }
+        let head = spec.refs.iter().find_map(|holder| {
+            let named = self.find(holder, ancestors, value)?;
+            get_path(&named, "commit.id").map(text)
+        })?;
+        records
             .into_iter()
-            .find(|record| {
-                keys.iter()
-                    .any(|key| get_path(record, key).is_some_and(|v| text(v) == value))
-            })
+            .find(|r| get_path(r, primary).is_some_and(|id| text(id) == head))
             .cloned()
     }
 
-    /// Filters, sorts and pages the records of a collection for a list request.
-    pub fn list(
+    /// Filters (by the request's query), sorts and pages some records of a collection.
+    pub fn page(
         &self,
         collection: &str,
-        ancestors: &[Ancestor],
+        records: Vec<&Value>,
         query: &Query,
         user: &Value,
     ) -> Page {
@@ -255,8 +303,7 @@ impl Store {
                 query.pairs.push((key.clone(), text(value)));
             }
         }
-        let mut items: Vec<Value> = self
-            .scoped(collection, ancestors)
+        let mut items: Vec<Value> = records
             .into_iter()
             .filter(|record| self.visible_record(collection, record, user))
             .filter(|record| {
@@ -309,30 +356,51 @@ impl Store {
         true
     }
 
-    /// Creates a record from a request body, under `ancestors`.
-    pub fn create(
+    /// A new record of `collection` from a request body, under `ancestors`: GitLab's
+    /// defaults, the parent links, an id (and a per-parent iid), timestamps, the author,
+    /// then the body. It is not stored until `insert`; required fields are the caller's
+    /// to check (`missing_field`), before anything else.
+    pub fn build(
         &mut self,
         collection: &str,
         ancestors: &[Ancestor],
         body: &Map<String, Value>,
         user: &Value,
-    ) -> Outcome<Value> {
+        now: &str,
+    ) -> Value {
         let spec = self.spec(collection);
-        for field in &spec.required {
-            if body
-                .get(field)
-                .is_none_or(|v| v.is_null() || v.as_str().is_some_and(str::is_empty))
-            {
-                return Err(Failure::missing(field));
-            }
-        }
         let mut record = Value::Object(spec.defaults.clone());
+        self.stamp(collection, ancestors, &mut record, now);
+        if spec.author {
+            record["author"] = basic_user(user);
+        }
+        self.apply(&mut record, body, user);
+        record
+    }
+
+    /// The first of the collection's required fields the body lacks.
+    pub fn missing_field(&self, collection: &str, body: &Map<String, Value>) -> Option<String> {
+        self.spec(collection).required.into_iter().find(|field| {
+            body.get(field)
+                .is_none_or(|v| v.is_null() || v.as_str().is_some_and(str::is_empty))
+        })
+    }
+
+    /// Gives a new record what the store owns: parent links, id, iid and timestamps, each
+    /// unless the record already has it.
+    pub fn stamp(&self, collection: &str, ancestors: &[Ancestor], record: &mut Value, now: &str) {
+        let spec = self.spec(collection);
         let keys: Vec<Value> = ancestors.iter().map(|a| a.primary(self)).collect();
         for (field, key) in spec.parents.iter().zip(&keys) {
-            set_path(&mut record, field, key.clone());
+            if get_path(record, field).is_none() {
+                set_path(record, field, key.clone());
+            }
         }
-        record["id"] = json!(self.next_id(collection, 0));
-        if spec.iid {
+        let primary = spec.keys.first().map(String::as_str).unwrap_or("id");
+        if primary == "id" && record.get("id").is_none_or(Value::is_null) {
+            record["id"] = json!(self.next_id(collection));
+        }
+        if spec.iid && record.get("iid").is_none_or(Value::is_null) {
             let iid = self
                 .scoped(collection, ancestors)
                 .iter()
@@ -342,18 +410,22 @@ impl Store {
                 + 1;
             record["iid"] = json!(iid);
         }
-        let now = self.tick();
-        record["created_at"] = json!(now);
-        record["updated_at"] = json!(now);
-        if spec.author {
-            record["author"] = basic_user(user);
+        if spec.timestamps.unwrap_or(true) {
+            for field in ["created_at", "updated_at"] {
+                if record.get(field).is_none_or(Value::is_null) {
+                    record[field] = json!(now);
+                }
+            }
         }
-        self.apply(&mut record, body, user);
-        if let Some(template) = &spec.web_url {
-            record["web_url"] = json!(self.fill(template, &record, ancestors));
+    }
+
+    /// Stores a new record, with its web URL filled in from the collection's template.
+    pub fn insert(&mut self, collection: &str, ancestors: &[Ancestor], mut record: Value) -> Value {
+        if let Some(template) = self.spec(collection).web_url {
+            record["web_url"] = json!(self.fill(&template, &record, ancestors));
         }
         self.all_mut(collection).push(record.clone());
-        Ok(record)
+        record
     }
 
     /// Applies a request body to a record, the way GitLab reads its parameters.
@@ -431,10 +503,11 @@ impl Store {
         current: &Value,
         body: &Map<String, Value>,
         user: &Value,
+        now: &str,
     ) -> Value {
         let mut record = current.clone();
         self.apply(&mut record, body, user);
-        record["updated_at"] = json!(self.tick());
+        record["updated_at"] = json!(now);
         self.replace(collection, current, record.clone());
         record
     }
@@ -447,7 +520,6 @@ impl Store {
     }
 
     pub fn remove(&mut self, collection: &str, current: &Value) {
-        self.tick();
         self.all_mut(collection).retain(|r| r != current);
     }
 
@@ -703,7 +775,7 @@ pub fn get_path<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
         .filter(|v| !v.is_null())
 }
 
-fn set_path(value: &mut Value, path: &str, new: Value) {
+pub fn set_path(value: &mut Value, path: &str, new: Value) {
     let mut current = value;
     let parts: Vec<&str> = path.split('.').collect();
     for part in &parts[..parts.len() - 1] {
@@ -727,7 +799,7 @@ fn same(a: &Value, b: &Value) -> bool {
     text(a) == text(b)
 }
 
-fn compare(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
+pub fn compare(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
     match (a, b) {
         (Some(Value::Number(x)), Some(Value::Number(y))) => x
             .as_f64()

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::tokens::{Reference, Role, Token};
+use super::words::stem;
 use crate::catalog::Action;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -25,6 +26,25 @@ pub enum Verb {
     Cancel,
     Play,
     Compare,
+}
+
+impl Verb {
+    /// The operation as a verb in a sentence: "No action can delete tags".
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::List => "list",
+            Self::Get => "read",
+            Self::Create => "create",
+            Self::Update => "update",
+            Self::Delete => "delete",
+            Self::Merge => "merge",
+            Self::Approve => "approve",
+            Self::Retry => "retry",
+            Self::Cancel => "cancel",
+            Self::Play => "run",
+            Self::Compare => "compare",
+        }
+    }
 }
 
 /// Query words that name an operation. `show`, `see`, `open` and `check` name none: they
@@ -367,7 +387,13 @@ impl Intent {
                 *intent.verbs.entry(Verb::Create).or_default() += 1;
                 intent.objects.insert("note");
             }
-            if let Some((_, verbs)) = VERBS.iter().find(|(w, _)| *w == word) {
+            // `delet`, `deleting`: a verb read by its stem too.
+            let verb = VERBS.iter().find(|(w, _)| *w == word).or_else(|| {
+                VERBS
+                    .iter()
+                    .find(|(w, _)| w.len() > 3 && stem(w) == stem(word))
+            });
+            if let Some((_, verbs)) = verb {
                 for verb in *verbs {
                     *intent.verbs.entry(*verb).or_default() += 1;
                 }
@@ -378,6 +404,16 @@ impl Intent {
             intent
                 .domains
                 .extend(DOMAINS.iter().filter(|(w, _)| *w == word).map(|(_, d)| *d));
+            // A domain's own name names it too (`tag`, `tags`), with no table to keep.
+            let stemmed = stem(word);
+            for domain in crate::catalog::DOMAINS.iter().map(|d| d.name) {
+                if !domain.contains('_') && stem(domain) == stemmed {
+                    intent.domains.insert(domain);
+                    if word != domain && word.ends_with('s') {
+                        intent.plural = true;
+                    }
+                }
+            }
             if PLURALS.contains(&word) {
                 intent.plural = true;
             }

@@ -32,8 +32,9 @@ pub struct FindRequest {
     pub explain: bool,
 }
 
-pub const DEFAULT_LIMIT: usize = 20;
-pub const MAX_LIMIT: usize = 50;
+/// Hits in a find answer by default, and at most: each one is context the model pays for.
+pub const DEFAULT_LIMIT: usize = 8;
+pub const MAX_LIMIT: usize = 20;
 
 /// Field classes, strongest first, with the points a matching term earns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -108,6 +109,9 @@ const NOT_FIRST_PERSON: i64 = -12;
 /// A runner-up scoring at least this share (in percent) of the top score makes the
 /// request ambiguous.
 const AMBIGUITY_SHARE: i64 = 95;
+/// A top score under this is a weak match: with words the catalog does not know, the
+/// request probably asks for something it lacks.
+const WEAK_MATCH: i64 = 60;
 /// Words in a prompt before its clauses are also searched one by one.
 const LONG_PROMPT: usize = 9;
 
@@ -129,6 +133,9 @@ struct Document {
 pub struct Index {
     documents: Vec<Document>,
     vocabulary: BTreeSet<String>,
+    /// Terms that name a thing an action works on (in an id, a tag or a title), not only a
+    /// parameter or a word of a description.
+    things: BTreeSet<String>,
     /// Words as the catalog and the intent tables spell them, for typo matching.
     spellings: BTreeSet<String>,
 }
@@ -149,6 +156,9 @@ pub struct Found {
     pub ambiguous: Vec<&'static str>,
     /// Catalog words close to the query, when nothing matched.
     pub suggestions: Vec<String>,
+    /// A sentence saying what the catalog lacks, when the request asks for it ("No action
+    /// deletes tags: ..."), with the nearest domains.
+    pub missing: Option<String>,
 }
 
 /// A request (or a window of one) read once: its terms and its intent.
@@ -247,9 +257,16 @@ impl Index {
                 }
             }
         }
+        let things = documents
+            .iter()
+            .flat_map(|d| d.terms.iter())
+            .filter(|(_, class)| **class <= Class::Title)
+            .map(|(term, _)| term.clone())
+            .collect();
         Self {
             documents,
             vocabulary,
+            things,
             spellings,
         }
     }
@@ -373,6 +390,14 @@ impl Index {
             }
         }
 
+        // A destructive action is offered only when the request names both its operation
+        // and its object: "delete the tag v1" never offers to delete a branch.
+        for (index, document) in self.documents.iter().enumerate() {
+            if document.action.safety.destructive && !asks_for(&reading, document) {
+                scores[index].0 = 0;
+            }
+        }
+
         let mut hits: Vec<Hit> = self
             .documents
             .iter()
@@ -396,7 +421,8 @@ impl Index {
             }
             _ => Vec::new(),
         };
-        let suggestions = if hits.is_empty() {
+        let missing = self.missing(&reading, &hits, ambiguous.len());
+        let suggestions = if hits.is_empty() && missing.is_none() {
             self.suggest(&words::words(query))
         } else {
             Vec::new()
@@ -409,7 +435,110 @@ impl Index {
             hits,
             ambiguous,
             suggestions,
+            missing,
         }
+    }
+
+    /// What the request asks for that no action does: an operation on a domain that has no
+    /// such action, or things no domain knows, when nothing fits well.
+    fn missing(&self, reading: &Reading, hits: &[Hit], ambiguous: usize) -> Option<String> {
+        let intent = &reading.intent;
+        let verb = intent
+            .verbs
+            .iter()
+            .max_by_key(|(_, votes)| **votes)
+            .map(|(verb, _)| *verb);
+        let domains: Vec<&'static str> = self.domains();
+        if let Some(verb) = verb
+            && !intent.domains.is_empty()
+        {
+            let named: Vec<&'static str> = domains
+                .iter()
+                .copied()
+                .filter(|d| intent.domains.contains(d))
+                .collect();
+            let can = |domain: &str| {
+                self.documents
+                    .iter()
+                    .any(|d| d.action.domain == domain && d.profile.verb == verb)
+            };
+            if !named.is_empty() && !named.iter().any(|d| can(d)) {
+                let domain = named[0];
+                let actions: Vec<&str> = self
+                    .documents
+                    .iter()
+                    .filter(|d| d.action.domain == domain)
+                    .map(|d| d.action.name)
+                    .collect();
+                return Some(format!(
+                    "No action can {} {}; for {} there are {}.",
+                    verb.word(),
+                    domain_title(domain).to_lowercase(),
+                    domain_title(domain).to_lowercase(),
+                    actions
+                        .iter()
+                        .map(|a| format!("`{domain}.{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        // Words the catalog does not know, and no action that fits well.
+        let unknown: Vec<&str> = reading
+            .terms
+            .iter()
+            .filter(|q| {
+                !q.context
+                    && !q.typo
+                    && q.synonyms.is_empty()
+                    && !self.things.contains(&q.stemmed)
+                    && !intent::is_generic(&q.word)
+                    && q.word.chars().all(char::is_alphabetic)
+            })
+            .map(|q| q.word.as_str())
+            .collect();
+        // Weak: a low best score, or many actions tied on the generic words alone.
+        let weak = hits.first().is_none_or(|h| h.score < WEAK_MATCH) || ambiguous >= 3;
+        if unknown.is_empty() || !weak || !intent.domains.is_empty() {
+            return None;
+        }
+        let mut nearest: Vec<&'static str> = Vec::new();
+        for hit in hits.iter().take(5) {
+            if !nearest.contains(&hit.action.domain) {
+                nearest.push(hit.action.domain);
+            }
+        }
+        let covered: Vec<String> = domains
+            .iter()
+            .map(|d| domain_title(d).to_lowercase())
+            .collect();
+        let mut sentence = format!(
+            "No action manages {}; the catalog covers {}.",
+            unknown.join(" "),
+            covered.join(", ")
+        );
+        if !nearest.is_empty() {
+            sentence.push_str(&format!(
+                " Nearest: {}.",
+                nearest
+                    .iter()
+                    .map(|d| domain_title(d).to_lowercase())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Some(sentence)
+    }
+
+    /// The domains of the visible actions, in catalog order.
+    fn domains(&self) -> Vec<&'static str> {
+        let mut domains: Vec<&'static str> = Vec::new();
+        for document in &self.documents {
+            if !domains.contains(&document.action.domain) {
+                domains.push(document.action.domain);
+            }
+        }
+        domains
     }
 
     fn score(
@@ -517,7 +646,14 @@ impl Index {
             } else {
                 points += OBJECT_MISSING;
             }
-        } else if !named.is_empty() {
+        } else if !named.is_empty()
+            || (!intent.objects.is_empty()
+                && !intent
+                    .objects
+                    .iter()
+                    .any(|o| document.domain_objects.contains(o)))
+        {
+            // The request names a part no action of this domain works on (a file, a log).
             points += OBJECT_FOREIGN;
         }
         if intent.references.contains(&Reference::MergeRequest)
@@ -558,12 +694,13 @@ impl Index {
 
     /// Catalog words near the query's words, then the main domains.
     fn suggest(&self, words: &[String]) -> Vec<String> {
+        // Real words (never stems) near the request's words.
         let mut near: Vec<(usize, String)> = Vec::new();
         for word in words.iter().filter(|w| w.chars().count() >= 3) {
-            for term in &self.vocabulary {
-                let distance = edit_distance(&stem(word), term);
-                if distance <= 2 {
-                    near.push((distance, term.clone()));
+            for known in &self.spellings {
+                let distance = edit_distance(word, known);
+                if distance <= 2 && known != word {
+                    near.push((distance, known.clone()));
                 }
             }
         }
@@ -620,6 +757,29 @@ impl Query {
         std::iter::once((&self.stemmed, exact, how))
             .chain(self.synonyms.iter().map(move |s| (s, synonym, "means")))
     }
+}
+
+/// A domain's title ("Merge requests"), or its name in words.
+fn domain_title(domain: &str) -> String {
+    crate::catalog::domain(domain)
+        .map(|d| d.title.to_owned())
+        .unwrap_or_else(|| domain.replace('_', " "))
+}
+
+/// Whether a request names both a destructive action's operation and its object (its
+/// domain, by name, synonym or reference).
+fn asks_for(reading: &Reading, document: &Document) -> bool {
+    let verb = reading.intent.verbs.contains_key(&document.profile.verb);
+    let object = reading.intent.domains.contains(document.action.domain)
+        || reading.terms.iter().any(|q| {
+            q.candidates().any(|(term, _, _)| {
+                document
+                    .terms
+                    .get(term)
+                    .is_some_and(|class| *class == Class::Domain)
+            })
+        });
+    verb && object
 }
 
 /// Whether a request names the action's domain or object with an exact (not misspelt) word.

@@ -196,6 +196,15 @@ fn reference(word: &str) -> Option<Reference> {
     if !word.is_empty() && word.chars().all(|c| c.is_ascii_digit()) {
         return Some(Reference::Number);
     }
+    // A version (`v1.3.0`, `2.1`) names one tag or release.
+    let version = word.strip_prefix('v').unwrap_or(word);
+    if version.contains('.')
+        && version
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+    {
+        return Some(Reference::Name);
+    }
     let has_digit = word.chars().any(|c| c.is_ascii_digit());
     let has_letter = word.chars().any(|c| c.is_ascii_alphabetic());
     if (6..=40).contains(&word.len())

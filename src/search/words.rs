@@ -51,6 +51,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("ci run", "pipeline"),
     ("ci runs", "pipelines"),
     ("checkout -b", "create branch"),
+    ("push origin --delete", "delete branch"),
     ("git branch", "branches"),
     ("clean up", "delete"),
     ("cleanup", "delete"),
@@ -179,13 +180,36 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
-/// Lower-cased text with multi-word phrases rewritten to the word they mean.
+/// Lower-cased text with multi-word phrases rewritten to the word they mean. A phrase
+/// matches whole words only, and longer phrases first: "ci runs" is not "ci run" + "s".
 pub fn rewrite_phrases(text: &str) -> String {
     let mut lowered = format!(" {} ", text.to_lowercase());
-    for (phrase, replacement) in PHRASES {
-        lowered = lowered.replace(phrase, &format!(" {replacement} "));
+    let mut phrases: Vec<&(&str, &str)> = PHRASES.iter().collect();
+    phrases.sort_by_key(|(phrase, _)| std::cmp::Reverse(phrase.len()));
+    for (phrase, replacement) in phrases {
+        lowered = replace_words(&lowered, phrase, replacement);
     }
     lowered
+}
+
+/// Replaces `phrase` where it stands as whole words (no letter or digit touches it).
+fn replace_words(text: &str, phrase: &str, replacement: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(phrase) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + phrase.len()..].chars().next();
+        let bounded = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        out.push_str(&rest[..at]);
+        if bounded(before) && bounded(after) {
+            out.push_str(&format!(" {replacement} "));
+        } else {
+            out.push_str(phrase);
+        }
+        rest = &rest[at + phrase.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Lower case, phrases rewritten, split on everything but letters and digits.
@@ -271,6 +295,13 @@ mod tests {
         ] {
             assert_eq!(stem(a), stem(b), "{a} / {b}");
         }
+    }
+
+    #[test]
+    fn phrases_match_whole_words_longest_first() {
+        assert!(rewrite_phrases("list ci runs").contains(" pipelines "));
+        assert!(!rewrite_phrases("a bci run").contains("pipeline"));
+        assert!(rewrite_phrases("most recent").contains(" latest "));
     }
 
     #[test]

@@ -2,22 +2,28 @@
 //! schemas; `gitlab_execute_action` runs one action by id through the dispatcher.
 //!
 //! A find answer is itself context the model pays for: the leading hits carry their full
-//! input schema and an executable example, the rest only id, title and required params.
+//! input schema and an executable example, the rest only id, title and required params,
+//! and nothing is said in both the Markdown and the structure.
 
 use serde_json::{Map, Value, json};
 
 use super::{Route, annotations, params_of, take_confirm};
+use crate::catalog::Action;
 use crate::catalog::ContentKind;
 use crate::dispatch::Outcome;
 use crate::output::{Markdown, cell};
 use crate::policy::Policy;
-use crate::search::{DEFAULT_LIMIT, FindRequest, Found, Index, MAX_LIMIT};
+use crate::search::{DEFAULT_LIMIT, FindRequest, Found, Hit, Index, MAX_LIMIT};
 
 pub const FIND_TOOL: &str = "gitlab_find_action";
 pub const EXECUTE_TOOL: &str = "gitlab_execute_action";
 
-/// Hits that carry their full input schema and example.
+/// At most this many leading hits carry their input schema and example: the top hit and
+/// those within `DETAILED_SHARE` percent of its score (too close to call).
 const DETAILED_HITS: usize = 3;
+const DETAILED_SHARE: i64 = 95;
+/// Hits under this share (percent) of the top score are left out of an answer.
+const RELEVANT_SHARE: i64 = 60;
 
 const EXAMPLE_QUERIES: &str = "\"list open merge requests\", \"why did the latest pipeline fail\", \"read a file\", \"create an issue\"";
 
@@ -70,34 +76,26 @@ fn find_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "query": {"type": "string"},
-            "count": {"type": "integer"},
             "results": {
                 "type": "array",
                 "items": {
                     "type": "object",
                     "properties": {
                         "id": {"type": "string"},
-                        "title": {"type": "string"},
-                        "tool": {"type": "string"},
-                        "domain": {"type": "string"},
-                        "action": {"type": "string"},
-                        "schema_uri": {"type": "string"},
-                        "destructive": {"type": "boolean"},
-                        "required_params": {"type": "array", "items": {"type": "string"}},
-                        "input_schema": {"type": "object"},
-                        "example": {"type": "object"},
+                        "tool": {"type": "string", "description": "The tool that runs it."},
+                        "input_schema": {"type": "object", "description": "The leading hits only: the exact schema of `params`, without the prose (gitlab://tools/{id} has it)."},
+                        "example": {"type": "object", "description": "The leading hits only."},
                         "score": {"type": "integer"},
                         "reasons": {"type": "array", "items": {"type": "string"}},
                     },
-                    "required": ["id", "title", "tool", "domain", "action", "schema_uri", "destructive", "required_params", "score"],
+                    "required": ["id", "tool"],
                 },
             },
             "ambiguous": {"type": "array", "items": {"type": "string"}},
             "suggestions": {"type": "array", "items": {"type": "string"}},
-            "next_steps": {"type": "array", "items": {"type": "string"}},
+            "missing": {"type": "string", "description": "What the catalog lacks for this request."},
         },
-        "required": ["query", "count", "results"],
+        "required": ["results"],
     })
 }
 
@@ -159,43 +157,42 @@ fn find_route(mut arguments: Map<String, Value>) -> Route {
     })
 }
 
-/// Runs a search and formats it: a compact Markdown table, the schemas in the structure.
+/// Runs a search and formats it. The Markdown is the ranking a model reads: one compact
+/// entry per hit (id, title, required params). The structure carries what it takes to call
+/// them: each hit's id and tool, and the leading hits' input schema and example. Neither
+/// repeats the other.
 pub fn find(index: &Index, request: &FindRequest) -> Outcome {
     let found = index.find(request);
     let Found {
         hits,
         ambiguous,
         suggestions,
+        missing,
     } = &found;
+    let top = hits.first().map_or(0, |h| h.score);
+    // Hits far below the best are noise a model would still pay for.
+    let hits: Vec<&Hit> = hits
+        .iter()
+        .filter(|h| request.explain || h.score * 100 >= top * RELEVANT_SHARE)
+        .collect();
+    let detailed = hits
+        .iter()
+        .take(DETAILED_HITS)
+        .take_while(|h| h.score * 100 >= top * DETAILED_SHARE)
+        .count();
 
     let results: Vec<Value> = hits
         .iter()
         .enumerate()
         .map(|(rank, hit)| {
             let action = hit.action;
-            let required: Vec<&str> = action.required_params().map(|p| p.name).collect();
-            let mut entry = json!({
-                "id": action.id,
-                "title": action.title,
-                "destructive": action.safety.destructive,
-                "required_params": required,
-                "score": hit.score,
-            });
-            entry["tool"] = json!(format!("gitlab_{}", action.domain));
-            entry["domain"] = json!(action.domain);
-            entry["action"] = json!(action.name);
-            entry["schema_uri"] = json!(format!("gitlab://tools/{}", action.id));
-            // The leading hits carry their exact schema and an example; the rest point at
-            // `schema_uri`, so a default search stays a few KB.
-            if rank < DETAILED_HITS {
-                let mut example = json!({"action": action.id, "params": action.example_args()});
-                if action.safety.destructive {
-                    example["confirm"] = json!(true);
-                }
-                entry["input_schema"] = action.input_schema();
-                entry["example"] = json!({"tool": EXECUTE_TOOL, "arguments": example});
+            let mut entry = json!({"id": action.id, "tool": EXECUTE_TOOL});
+            if rank < detailed {
+                entry["input_schema"] = validation_schema(action);
+                entry["example"] = json!({"tool": EXECUTE_TOOL, "arguments": example(action)});
             }
-            if !hit.reasons.is_empty() {
+            if request.explain {
+                entry["score"] = json!(hit.score);
                 entry["reasons"] = json!(hit.reasons);
             }
             entry
@@ -206,76 +203,43 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
     let mut table = markdown.table(
         &format!("Actions for \"{}\"", request.query.trim()),
         hits.len(),
-        &["Action", "Title", "Required params", "Destructive", "Score"],
+        &["Action", "Title", "Required params"],
     );
-    for hit in hits {
+    for hit in &hits {
         let required: Vec<String> = hit
             .action
             .required_params()
             .map(|p| p.name.to_owned())
             .collect();
+        let title = if hit.action.safety.destructive {
+            format!("{} (destructive: needs confirm)", hit.action.title)
+        } else {
+            hit.action.title.to_owned()
+        };
         table.row([
             cell::code(Some(hit.action.id)),
-            cell::text(Some(hit.action.title)),
+            cell::text(Some(&title)),
             cell::list(&required),
-            cell::boolean(Some(hit.action.safety.destructive)),
-            cell::integer(Some(hit.score)),
         ]);
     }
     table.finish(None);
-    for hit in hits.iter().take(DETAILED_HITS) {
-        let params: Vec<String> = hit
-            .action
-            .params
-            .iter()
-            .map(|p| {
-                let mut text = p.name.to_owned();
-                if p.required {
-                    text.push_str(" (required)");
-                } else if !p.values.is_empty() && p.values.len() <= 6 {
-                    text.push_str(&format!(" ({})", p.values.join("/")));
-                }
-                text
-            })
-            .collect();
-        let mut example = json!({"action": hit.action.id, "params": hit.action.example_args()});
-        if hit.action.safety.destructive {
-            example["confirm"] = json!(true);
-        }
-        markdown.note(&format!(
-            "`{}` params: {}",
-            hit.action.id,
-            params.join(", ")
-        ));
-        markdown.code_block("json", &crate::output::json::to_text(&example));
-    }
-    let mut steps = Vec::new();
-    if let Some(first) = hits.first() {
-        steps.push(format!(
-            "Run one with `{EXECUTE_TOOL}`, for example `{}`",
-            first.action.id
-        ));
-    }
     if !ambiguous.is_empty() {
         markdown.note(&format!(
             "Several actions fit equally well: {}. Pick the one that matches the task, or search with more specific words.",
             ambiguous.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ")
         ));
     }
-    if hits.is_empty() {
+    if let Some(missing) = missing {
+        markdown.note(missing);
+    }
+    if hits.is_empty() && missing.is_none() {
         markdown.note(&format!(
-            "Nothing matched. Try words such as {}.",
+            "Nothing matched. Try words such as {}, or name the resource and the verb, such as {EXAMPLE_QUERIES}.",
             suggestions.join(", ")
         ));
-        steps.push(format!(
-            "Search again naming the resource and the verb, such as {EXAMPLE_QUERIES}"
-        ));
     }
-    markdown.next_steps(&steps);
 
     let mut structured = Map::new();
-    structured.insert("query".into(), json!(request.query));
-    structured.insert("count".into(), json!(results.len()));
     structured.insert("results".into(), Value::Array(results));
     if !ambiguous.is_empty() {
         structured.insert("ambiguous".into(), json!(ambiguous));
@@ -283,8 +247,8 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
     if !suggestions.is_empty() {
         structured.insert("suggestions".into(), json!(suggestions));
     }
-    if !steps.is_empty() {
-        structured.insert("next_steps".into(), json!(steps));
+    if let Some(missing) = missing {
+        structured.insert("missing".into(), json!(missing));
     }
     Outcome {
         text: markdown.into_string(),
@@ -293,4 +257,28 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
         kind: Some(ContentKind::List),
         resource: None,
     }
+}
+
+/// The arguments of `gitlab_execute_action` that run an action's example.
+fn example(action: &Action) -> Value {
+    let mut example = json!({"action": action.id, "params": action.example_args()});
+    if action.safety.destructive {
+        example["confirm"] = json!(true);
+    }
+    example
+}
+
+/// An action's exact input schema as validation reads it: types, enums, bounds, defaults,
+/// required parameters, no unknown ones. The prose descriptions of the parameters are left
+/// to `gitlab://tools/{id}`: in a find answer they would cost more than the rest together.
+fn validation_schema(action: &Action) -> Value {
+    let mut schema = action.input_schema();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for property in properties.values_mut() {
+            if let Some(property) = property.as_object_mut() {
+                property.remove("description");
+            }
+        }
+    }
+    schema
 }

@@ -17,6 +17,7 @@ mod properties;
 mod protocol;
 mod reads;
 mod resources;
+mod sandbox;
 mod search;
 mod shapes;
 mod snapshots;

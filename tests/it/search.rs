@@ -4,15 +4,16 @@
 use gitlab_mcp::policy::Policy;
 use gitlab_mcp::search::{FindRequest, Index};
 
-/// The floor the ranking must keep; the measured numbers are printed.
+/// The floor the ranking must keep on both parts; the measured numbers are printed.
 const MIN_PRECISION_AT_1: f64 = 0.90;
 const MIN_PRECISION_AT_5: f64 = 0.98;
 
-#[test]
-fn ranking_precision_on_the_corpus() {
-    let corpus = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/search/corpus.tsv"
+/// P@1 and P@5 over one corpus file, by kind; misses are printed only when `show_misses`
+/// (never for the holdout, which is not looked at while tuning).
+fn precision(file: &str, show_misses: bool) -> (usize, f64, f64) {
+    let corpus = std::fs::read_to_string(format!(
+        "{}/tests/search/{file}",
+        env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
     let index = Index::new(&Policy::default());
@@ -47,7 +48,7 @@ fn ranking_precision_on_the_corpus() {
     }
     let p1 = first as f64 / total as f64;
     let p5 = top5 as f64 / total as f64;
-    println!("find ranking on {total} requests: P@1 = {p1:.3}, P@5 = {p5:.3}");
+    println!("{file}: {total} requests: P@1 = {p1:.3}, P@5 = {p5:.3}");
     for (kind, (n, a, b)) in &by_kind {
         println!(
             "  {kind:<8} {n:>4} requests  P@1 {:.3}  P@5 {:.3}",
@@ -55,9 +56,17 @@ fn ranking_precision_on_the_corpus() {
             *b as f64 / *n as f64
         );
     }
-    for miss in &misses {
-        println!("  miss: {miss}");
+    if show_misses {
+        for miss in &misses {
+            println!("  miss: {miss}");
+        }
     }
+    (total, p1, p5)
+}
+
+#[test]
+fn ranking_precision_on_the_tuning_corpus() {
+    let (total, p1, p5) = precision("corpus.tsv", true);
     assert!(total >= 150, "the corpus keeps at least 150 requests");
     assert!(
         p1 >= MIN_PRECISION_AT_1,
@@ -67,4 +76,163 @@ fn ranking_precision_on_the_corpus() {
         p5 >= MIN_PRECISION_AT_5,
         "P@5 {p5:.3} is under {MIN_PRECISION_AT_5}"
     );
+}
+
+/// The holdout (`holdout.tsv`) was written before any tuning against it and is never
+/// read while changing weights or vocabulary: it says how the ranking does on requests it
+/// was not fitted to. Its misses are not printed. The goal is the tuning floor (0.90 and
+/// 0.98); until the vocabulary work reaches it, this guards what was measured (P@1 0.812,
+/// P@5 0.917 when the holdout was written) against regressions.
+const MIN_HOLDOUT_AT_1: f64 = 0.80;
+const MIN_HOLDOUT_AT_5: f64 = 0.90;
+
+#[test]
+fn ranking_precision_on_the_holdout() {
+    let (total, p1, p5) = precision("holdout.tsv", false);
+    assert!(total >= 96, "two holdout requests per action at least");
+    assert!(
+        p1 >= MIN_HOLDOUT_AT_1,
+        "holdout P@1 {p1:.3} is under {MIN_HOLDOUT_AT_1}"
+    );
+    assert!(
+        p5 >= MIN_HOLDOUT_AT_5,
+        "holdout P@5 {p5:.3} is under {MIN_HOLDOUT_AT_5}"
+    );
+}
+
+fn find(query: &str) -> gitlab_mcp::search::Found {
+    Index::new(&Policy::default()).find(&FindRequest {
+        query: query.into(),
+        limit: 20,
+        explain: false,
+    })
+}
+
+#[test]
+fn destructive_actions_need_their_verb_and_object() {
+    for query in [
+        "delete the tag v1",
+        "open issues labelled bug",
+        "delete the wiki page Home",
+    ] {
+        let found = find(query);
+        let offered: Vec<&str> = found
+            .hits
+            .iter()
+            .filter(|h| h.action.safety.destructive)
+            .map(|h| h.action.id)
+            .collect();
+        assert!(offered.is_empty(), "{query:?} offered {offered:?}");
+    }
+    assert_eq!(
+        find("delete the branch feature/x").hits[0].action.id,
+        "branch.delete"
+    );
+}
+
+#[test]
+fn requests_for_what_the_catalog_lacks_say_so() {
+    let found = find("delete the tag v1");
+    let missing = found.missing.expect("a missing operation is reported");
+    assert!(
+        missing.starts_with("No action can delete tags"),
+        "{missing}"
+    );
+    assert!(missing.contains("`tag.get`"), "{missing}");
+    let found = find("list the wiki pages of acme/api");
+    let missing = found.missing.expect("a missing domain is reported");
+    assert!(
+        missing.starts_with("No action manages wiki pages; the catalog covers"),
+        "{missing}"
+    );
+    // Over MCP, the same sentence is in the find answer's text.
+    let index = Index::new(&Policy::default());
+    let outcome = gitlab_mcp::surfaces::find(
+        &index,
+        &FindRequest {
+            query: "list the wiki pages of acme/api".into(),
+            limit: 8,
+            explain: false,
+        },
+    );
+    assert!(
+        outcome.text.contains("No action manages wiki pages"),
+        "{}",
+        outcome.text
+    );
+}
+
+#[test]
+fn suggestions_are_words_not_stems() {
+    let found = find("shwo me the scoep");
+    for word in found.suggestions.iter().chain(found.missing.iter()) {
+        for stem in ["scop", "shar", "pipelin"] {
+            assert!(
+                !word
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|w| w == stem),
+                "{word}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_action_has_three_requests() {
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/search/corpus.tsv"
+    ))
+    .unwrap();
+    for action in gitlab_mcp::catalog::ACTIONS {
+        let lines = corpus
+            .lines()
+            .filter(|l| {
+                l.split('\t')
+                    .nth(1)
+                    .is_some_and(|e| e.split('|').any(|id| id == action.id))
+            })
+            .count();
+        assert!(lines >= 3, "{}: {lines} corpus requests", action.id);
+    }
+}
+
+/// The issue's budget: a find answer at the default limit, content plus structure.
+const MAX_MEDIAN_FIND_BYTES: usize = 2_500;
+
+#[test]
+fn find_answers_stay_small() {
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/search/corpus.tsv"
+    ))
+    .unwrap();
+    let index = Index::new(&Policy::default());
+    let mut sizes: Vec<usize> = corpus
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let query = line.split('\t').next().unwrap_or_default();
+            let outcome = gitlab_mcp::surfaces::find(
+                &index,
+                &FindRequest {
+                    query: query.into(),
+                    limit: gitlab_mcp::search::DEFAULT_LIMIT,
+                    explain: false,
+                },
+            );
+            let structured = serde_json::to_string(&outcome.structured.unwrap()).unwrap();
+            outcome.text.len() + structured.len()
+        })
+        .collect();
+    sizes.sort();
+    let median = sizes[sizes.len() / 2];
+    println!(
+        "find answer bytes over {} requests: median {median}, p90 {}, max {}",
+        sizes.len(),
+        sizes[sizes.len() * 9 / 10],
+        sizes[sizes.len() - 1]
+    );
+    assert!(median <= MAX_MEDIAN_FIND_BYTES, "median {median} bytes");
 }

@@ -1,0 +1,519 @@
+//! The small language the sandbox's behaviour data is written in: templates, a few
+//! operators and conditions over named values (`seed/README.md` documents it).
+//!
+//! A *template* is any JSON value. A string `"{merge_request.iid}"` that is exactly one
+//! placeholder keeps the value's JSON type; placeholders inside longer text are filled in as
+//! text. A placeholder is a dotted path into the named values (`user.id`, `body.ref`,
+//! `project.default_branch`, `clones.0.id`) followed by filters (`|count`, `|or:body.name`).
+//! An object with a single `$`-key is an operator (`{"$max": [0, ...]}`); any other object
+//! or array is a template of its members.
+//!
+//! A *condition* is an object of `expression: matcher` pairs that must all hold, or
+//! `{"any": [...]}`, `{"all": [...]}`, `{"not": {...}}`. A matcher is a template compared
+//! for equality, or an object of tests (`{"in": [...]}`, `{"at_least": 2}`, ...).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::store::{Store, basic_user, get_path, public, text};
+
+/// The named values a behaviour reads: the caller, the request, the records on the path,
+/// lookups, and what the behaviour made.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    values: BTreeMap<String, Value>,
+}
+
+impl Scope {
+    pub fn bind(&mut self, name: &str, value: Value) {
+        self.values.insert(name.to_owned(), value);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    /// Rebinds every name that held `old` (a record seen under several names: `target`
+    /// and `merge_request`) to `new`.
+    pub fn replace(&mut self, old: &Value, new: &Value) {
+        for value in self.values.values_mut() {
+            if value == old {
+                *value = new.clone();
+            }
+        }
+    }
+
+    /// The value at a dotted path; array items by index (`clones.0`).
+    pub fn path(&self, path: &str) -> Value {
+        let mut parts = path.split('.');
+        let Some(first) = parts.next() else {
+            return Value::Null;
+        };
+        let mut current = match self.values.get(first) {
+            Some(value) => value,
+            None => return Value::Null,
+        };
+        for part in parts {
+            let next = match current {
+                Value::Array(items) => part.parse::<usize>().ok().and_then(|i| items.get(i)),
+                other => other.get(part),
+            };
+            match next {
+                Some(value) => current = value,
+                None => return Value::Null,
+            }
+        }
+        current.clone()
+    }
+
+    /// Evaluates a template.
+    pub fn eval(&self, store: &Store, template: &Value) -> Value {
+        match template {
+            Value::String(text) => self.string(store, text),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| self.eval(store, v)).collect())
+            }
+            Value::Object(map) => match operator(map) {
+                Some((name, argument)) => self.operate(store, name, argument),
+                None => Value::Object(
+                    map.iter()
+                        .map(|(k, v)| (k.clone(), self.eval(store, v)))
+                        .collect(),
+                ),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// Evaluates every value of a map of templates.
+    pub fn eval_map(&self, store: &Store, map: &Map<String, Value>) -> Map<String, Value> {
+        map.iter()
+            .map(|(k, v)| (k.clone(), self.eval(store, v)))
+            .collect()
+    }
+
+    fn string(&self, store: &Store, template: &str) -> Value {
+        if let Some(inner) = template.strip_prefix('{').and_then(|t| t.strip_suffix('}'))
+            && !inner.contains(['{', '}'])
+        {
+            return self.expression(store, inner);
+        }
+        Value::String(crate::text::fill_placeholders(template, |inner| {
+            let value = self.expression(store, inner);
+            (!value.is_null()).then(|| text(&value))
+        }))
+    }
+
+    /// `path|filter|filter:argument`.
+    pub fn expression(&self, store: &Store, expression: &str) -> Value {
+        let mut filters = expression.split('|');
+        let head = filters.next().unwrap_or_default().trim();
+        let mut value = self.argument(head);
+        for filter in filters {
+            let (name, argument) = filter.split_once(':').unwrap_or((filter, ""));
+            value = self.filter(store, name.trim(), argument.trim(), value);
+        }
+        value
+    }
+
+    /// A filter's argument or an expression's head: a number, `true`/`false`, a quoted
+    /// literal (`'main'`), or a path.
+    fn argument(&self, text: &str) -> Value {
+        if let Some(literal) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+            return json!(literal);
+        }
+        match text {
+            "true" => return json!(true),
+            "false" => return json!(false),
+            "null" => return Value::Null,
+            _ => {}
+        }
+        if let Ok(number) = text.parse::<i64>() {
+            return json!(number);
+        }
+        self.path(text)
+    }
+
+    fn filter(&self, store: &Store, name: &str, argument: &str, value: Value) -> Value {
+        match name {
+            "count" => json!(value.as_array().map_or(0, Vec::len)),
+            "basic" => basic_user(&value),
+            "public" => public(&value),
+            "users" => Value::Array(
+                value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|id| {
+                        store
+                            .all("users")
+                            .iter()
+                            .find(|u| text(&u["id"]) == text(id))
+                    })
+                    .map(basic_user)
+                    .collect(),
+            ),
+            "slug" => json!(slug(&text(&value))),
+            // The argument is a literal salt: `{merge_request.id|sha:merge}`.
+            "sha" if argument.is_empty() => json!(fake_sha(&text(&value))),
+            "sha" => json!(fake_sha(&format!("{argument}:{}", text(&value)))),
+            "text" => json!(text(&value)),
+            "not" => json!(!truthy(&value)),
+            "first" => value
+                .as_array()
+                .and_then(|items| items.first().cloned())
+                .unwrap_or(Value::Null),
+            "or" => {
+                if value.is_null() || value.as_str() == Some("") {
+                    self.argument(argument)
+                } else {
+                    value
+                }
+            }
+            // `check_template` reports unknown filters.
+            _ => Value::Null,
+        }
+    }
+
+    fn operate(&self, store: &Store, name: &str, argument: &Value) -> Value {
+        let values = || -> Vec<Value> {
+            match self.eval(store, argument) {
+                Value::Array(items) => items,
+                single => vec![single],
+            }
+        };
+        let numbers = || values().iter().map(number).collect::<Vec<i64>>();
+        match name {
+            "$add" => json!(numbers().iter().sum::<i64>()),
+            "$sub" => {
+                let n = numbers();
+                json!(n.first().copied().unwrap_or(0) - n.iter().skip(1).sum::<i64>())
+            }
+            "$max" => json!(numbers().into_iter().max().unwrap_or(0)),
+            "$min" => json!(numbers().into_iter().min().unwrap_or(0)),
+            "$test" => json!(self.holds(store, argument)),
+            "$if" => {
+                let branch = if self.holds(store, &argument["test"]) {
+                    &argument["then"]
+                } else {
+                    &argument["else"]
+                };
+                self.eval(store, branch)
+            }
+            "$map" => {
+                let items = self.eval(store, &argument["over"]);
+                let mut inner = self.clone();
+                Value::Array(
+                    items
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|item| {
+                            inner.bind("item", item.clone());
+                            inner.eval(store, &argument["to"])
+                        })
+                        .collect(),
+                )
+            }
+            "$view" => {
+                let name = argument.as_str().unwrap_or_default();
+                super::behaviour::view(name)
+                    .map(|view| self.eval(store, view))
+                    .unwrap_or(Value::Null)
+            }
+            "$merge" => {
+                let mut out = Map::new();
+                for value in values() {
+                    if let Value::Object(map) = value {
+                        out.extend(map);
+                    }
+                }
+                Value::Object(out)
+            }
+            // Unknown operators, and update operators outside `set`, are reported by
+            // `check_template`.
+            _ => Value::Null,
+        }
+    }
+
+    /// Sets a record's fields from a map of templates; `$inc`, `$push`, `$pull` and
+    /// `$unset` work on the field's current value.
+    pub fn apply_set(&self, store: &Store, record: &mut Value, set: &Map<String, Value>) {
+        for (field, template) in set {
+            let current = get_path(record, field).cloned().unwrap_or(Value::Null);
+            let new = match template.as_object().and_then(operator) {
+                Some(("$inc", by)) => json!(number(&current) + number(&self.eval(store, by))),
+                Some(("$push", item)) => {
+                    let item = self.eval(store, item);
+                    let mut items = current.as_array().cloned().unwrap_or_default();
+                    if !items.contains(&item) {
+                        items.push(item);
+                    }
+                    Value::Array(items)
+                }
+                Some(("$pull", item)) => {
+                    let item = self.eval(store, item);
+                    let items = current.as_array().cloned().unwrap_or_default();
+                    Value::Array(items.into_iter().filter(|i| *i != item).collect())
+                }
+                Some(("$unset", _)) => {
+                    remove_path(record, field);
+                    continue;
+                }
+                _ => self.eval(store, template),
+            };
+            super::store::set_path(record, field, new);
+        }
+    }
+
+    /// Whether a condition holds.
+    pub fn holds(&self, store: &Store, condition: &Value) -> bool {
+        let Some(map) = condition.as_object() else {
+            return truthy(&self.eval(store, condition));
+        };
+        map.iter().all(|(key, matcher)| match key.as_str() {
+            "any" => matcher
+                .as_array()
+                .is_some_and(|all| all.iter().any(|c| self.holds(store, c))),
+            "all" => matcher
+                .as_array()
+                .is_some_and(|all| all.iter().all(|c| self.holds(store, c))),
+            "not" => !self.holds(store, matcher),
+            expression => {
+                let value = self.expression(store, expression);
+                self.matches(store, &value, matcher)
+            }
+        })
+    }
+
+    /// Whether a value passes a matcher: a template compared for equality, or tests.
+    pub fn matches(&self, store: &Store, value: &Value, matcher: &Value) -> bool {
+        let Some(tests) = matcher.as_object().filter(|m| operator(m).is_none()) else {
+            return same(value, &self.eval(store, matcher));
+        };
+        tests.iter().all(|(test, expected)| {
+            let expected = self.eval(store, expected);
+            match test.as_str() {
+                "in" => expected
+                    .as_array()
+                    .is_some_and(|all| all.iter().any(|e| same(value, e))),
+                "not_in" => !expected
+                    .as_array()
+                    .is_some_and(|all| all.iter().any(|e| same(value, e))),
+                "not" => !same(value, &expected),
+                "present" => truthy(&expected) != (value.is_null() || value == ""),
+                "contains" => value
+                    .as_array()
+                    .is_some_and(|all| all.iter().any(|e| same(e, &expected))),
+                "lacks" => !value
+                    .as_array()
+                    .is_some_and(|all| all.iter().any(|e| same(e, &expected))),
+                "at_least" => number(value) >= number(&expected),
+                "at_most" => number(value) <= number(&expected),
+                "prefix" => text(value).starts_with(&text(&expected)),
+                // `check` reports unknown tests; an unknown test never passes.
+                _ => false,
+            }
+        })
+    }
+
+    /// Whether a record passes a `where` map of `field: matcher` (fields of the record,
+    /// matchers evaluated in this scope).
+    pub fn selects(&self, store: &Store, record: &Value, filter: &Map<String, Value>) -> bool {
+        filter.iter().all(|(field, matcher)| {
+            let value = get_path(record, field).cloned().unwrap_or(Value::Null);
+            self.matches(store, &value, matcher)
+        })
+    }
+}
+
+/// The tests a matcher object may hold.
+const TESTS: &[&str] = &[
+    "in", "not_in", "not", "present", "contains", "lacks", "at_least", "at_most", "prefix",
+];
+const FILTERS: &[&str] = &[
+    "count", "basic", "public", "users", "slug", "sha", "text", "not", "first", "or",
+];
+const OPERATORS: &[&str] = &[
+    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge",
+];
+/// Operators that work on a field's current value, in `set` only.
+const UPDATES: &[&str] = &["$inc", "$push", "$pull", "$unset"];
+
+/// Problems in a template: unknown filters, operators, tests or views.
+pub fn check_template(template: &Value, at: &str, problems: &mut Vec<String>) {
+    match template {
+        Value::String(text) => {
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find('{') {
+                let Some(len) = rest[start..].find('}') else {
+                    break;
+                };
+                check_expression(&rest[start + 1..start + len], at, problems);
+                rest = &rest[start + len + 1..];
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| check_template(v, at, problems)),
+        Value::Object(map) => match operator(map) {
+            Some(("$test", condition)) => check_condition(condition, at, problems),
+            Some(("$if", branches)) => {
+                check_condition(&branches["test"], at, problems);
+                check_template(&branches["then"], at, problems);
+                check_template(&branches["else"], at, problems);
+            }
+            Some(("$map", map)) => {
+                check_template(&map["over"], at, problems);
+                check_template(&map["to"], at, problems);
+            }
+            Some(("$view", name)) => {
+                if name.as_str().and_then(super::behaviour::view).is_none() {
+                    problems.push(format!("{at}: unknown view {name}"));
+                }
+            }
+            Some((name, argument)) => {
+                if !OPERATORS.contains(&name) {
+                    problems.push(format!("{at}: unknown operator `{name}`"));
+                }
+                check_template(argument, at, problems);
+            }
+            None => map.values().for_each(|v| check_template(v, at, problems)),
+        },
+        _ => {}
+    }
+}
+
+/// Problems in a `set` map: templates, or an update operator on the field.
+pub fn check_set(set: &Map<String, Value>, at: &str, problems: &mut Vec<String>) {
+    for (field, template) in set {
+        match template.as_object().and_then(operator) {
+            Some((name, argument)) if UPDATES.contains(&name) => {
+                check_template(argument, at, problems)
+            }
+            _ => check_template(template, &format!("{at}: field `{field}`"), problems),
+        }
+    }
+}
+
+fn check_expression(expression: &str, at: &str, problems: &mut Vec<String>) {
+    for filter in expression.split('|').skip(1) {
+        let name = filter.split(':').next().unwrap_or_default().trim();
+        if !FILTERS.contains(&name) {
+            problems.push(format!(
+                "{at}: unknown filter `{name}` in `{{{expression}}}`"
+            ));
+        }
+    }
+}
+
+/// Problems in a condition.
+pub fn check_condition(condition: &Value, at: &str, problems: &mut Vec<String>) {
+    let Some(map) = condition.as_object() else {
+        return check_template(condition, at, problems);
+    };
+    for (key, matcher) in map {
+        match key.as_str() {
+            "any" | "all" => match matcher.as_array() {
+                Some(all) => all.iter().for_each(|c| check_condition(c, at, problems)),
+                None => problems.push(format!("{at}: `{key}` takes a list of conditions")),
+            },
+            "not" => check_condition(matcher, at, problems),
+            expression => {
+                check_expression(expression, at, problems);
+                check_matcher(matcher, at, problems);
+            }
+        }
+    }
+}
+
+/// Problems in a matcher: a template, or an object of known tests.
+pub fn check_matcher(matcher: &Value, at: &str, problems: &mut Vec<String>) {
+    match matcher.as_object() {
+        Some(tests) if operator(tests).is_none() => {
+            for (test, expected) in tests {
+                if !TESTS.contains(&test.as_str()) {
+                    problems.push(format!("{at}: unknown test `{test}`"));
+                }
+                check_template(expected, at, problems);
+            }
+        }
+        _ => check_template(matcher, at, problems),
+    }
+}
+
+fn operator(map: &Map<String, Value>) -> Option<(&str, &Value)> {
+    match map.iter().next() {
+        Some((key, value)) if map.len() == 1 && key.starts_with('$') => Some((key, value)),
+        _ => None,
+    }
+}
+
+fn remove_path(record: &mut Value, path: &str) {
+    let (parent, last) = match path.rsplit_once('.') {
+        Some((parent, last)) => (
+            parent
+                .split('.')
+                .try_fold(&mut *record, |v, k| v.get_mut(k)),
+            last,
+        ),
+        None => (Some(record), path),
+    };
+    if let Some(Value::Object(map)) = parent {
+        map.remove(last);
+    }
+}
+
+pub fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !s.is_empty() && s != "false",
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(_) => true,
+    }
+}
+
+fn number(value: &Value) -> i64 {
+    value
+        .as_i64()
+        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// Equality as GitLab's parameters compare: `42` and `"42"` are the same; `true` and
+/// `"true"` too; null is only null.
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Null, _) | (_, Value::Null) => false,
+        _ => text(a) == text(b),
+    }
+}
+
+/// A URL path made from a name, as GitLab derives a project path.
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for ch in name.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_owned()
+}
+
+/// A stable 40-hex id derived from a seed text (tree entries, merge commits).
+pub fn fake_sha(seed: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut out = String::new();
+    for round in 0..3_u64 {
+        for byte in seed.bytes().chain(round.to_le_bytes()) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        out.push_str(&format!("{hash:016x}"));
+    }
+    out[..40].to_owned()
+}

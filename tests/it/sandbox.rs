@@ -1,0 +1,307 @@
+//! The sandbox's behaviour, declared in `src/sandbox/seed/behaviour/`: sound data, few
+//! hand-written routes, and GitLab's refusals for state changes, sent over real HTTP.
+
+use gitlab_mcp::catalog::ACTIONS;
+use gitlab_mcp::sandbox::{self, Sandbox, TOKEN};
+use serde_json::{Value, json};
+
+/// The goal: at most 15% of actions need hand-written sandbox Rust.
+const MAX_HAND_WRITTEN_SHARE: f64 = 0.15;
+
+#[test]
+fn behaviour_data_is_sound() {
+    let problems = sandbox::data_problems();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn few_actions_need_hand_written_routes() {
+    let hand_written = sandbox::hand_written();
+    let share = hand_written.len() as f64 / ACTIONS.len() as f64;
+    println!(
+        "hand-written sandbox routes: {} of {} actions ({:.1}%)",
+        hand_written.len(),
+        ACTIONS.len(),
+        share * 100.0
+    );
+    for (action, route, reason) in &hand_written {
+        println!("  {action} → {route}: {reason}");
+        assert!(!reason.is_empty(), "{action}: the route `{route}` says why");
+    }
+    assert!(share <= MAX_HAND_WRITTEN_SHARE, "{share:.3} of actions");
+}
+
+struct Api {
+    sandbox: Sandbox,
+    http: reqwest::Client,
+}
+
+impl Api {
+    async fn start() -> Self {
+        gitlab_mcp::tls::install_crypto_provider();
+        Self {
+            sandbox: Sandbox::start_local().await.expect("the sandbox starts"),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn send(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
+        let url = format!("{}/api/v4/{path}", self.sandbox.url());
+        let request = match method {
+            "GET" => self.http.get(&url),
+            "POST" => self.http.post(&url),
+            "PUT" => self.http.put(&url),
+            _ => self.http.delete(&url),
+        };
+        let response = request
+            .header("PRIVATE-TOKEN", TOKEN)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+}
+
+const API: &str = "projects/acme%2Fplatform%2Fapi";
+const WEB: &str = "projects/acme%2Fplatform%2Fweb";
+
+#[tokio::test]
+async fn merging_needs_a_mergeable_merge_request() {
+    let api = Api::start().await;
+    // !42 is not approved (0 of 2) and its pipeline is running.
+    let (status, body) = api
+        .send("PUT", &format!("{API}/merge_requests/42/merge"), json!({}))
+        .await;
+    assert_eq!(
+        (status, body),
+        (405, json!({"message": "405 Method Not Allowed"}))
+    );
+    // Merged, draft: 405.
+    for iid in [41, 39] {
+        let (status, _) = api
+            .send(
+                "PUT",
+                &format!("{API}/merge_requests/{iid}/merge"),
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, 405, "!{iid}");
+    }
+    // A moved head: 409, and nothing changes.
+    let (status, body) = api
+        .send(
+            "PUT",
+            &format!("{API}/merge_requests/44/merge"),
+            json!({"sha": "0000000"}),
+        )
+        .await;
+    assert_eq!(status, 409, "{body}");
+    // Conflicts, once approved: 406.
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_requests/23/approve"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let (status, body) = api
+        .send("PUT", &format!("{API}/merge_requests/23/merge"), json!({}))
+        .await;
+    assert_eq!(
+        (status, body),
+        (406, json!({"message": "Branch cannot be merged"}))
+    );
+    // acme/platform/web demands a successful pipeline: approved !2 with a failed one is 405.
+    api.send(
+        "POST",
+        &format!("{WEB}/merge_requests/2/approve"),
+        json!({}),
+    )
+    .await;
+    let (status, _) = api
+        .send("PUT", &format!("{WEB}/merge_requests/2/merge"), json!({}))
+        .await;
+    assert_eq!(status, 405);
+    // A mergeable one merges, and can then not merge again.
+    let (status, body) = api
+        .send(
+            "PUT",
+            &format!("{API}/merge_requests/44/merge"),
+            json!({"should_remove_source_branch": true}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["state"].clone()),
+        (200, json!("merged")),
+        "{body}"
+    );
+    let (status, _) = api
+        .send(
+            "GET",
+            &format!("{API}/repository/branches/chore%2Fdeps-bump"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 404, "the source branch was removed");
+    let (status, _) = api
+        .send("PUT", &format!("{API}/merge_requests/44/merge"), json!({}))
+        .await;
+    assert_eq!(status, 405);
+}
+
+#[tokio::test]
+async fn approving_counts_once_and_unblocks_merging() {
+    let api = Api::start().await;
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_requests/45/approve"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["approved"], json!(true));
+    assert_eq!(body["approvals_left"], json!(0));
+    assert_eq!(body["approved_by"][0]["user"]["username"], json!("alice"));
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_requests/45/approve"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 401, "a second approval by the same user");
+    let (_, merge_request) = api
+        .send("GET", &format!("{API}/merge_requests/45"), json!({}))
+        .await;
+    assert_eq!(merge_request["detailed_merge_status"], json!("mergeable"));
+    let (status, _) = api
+        .send("PUT", &format!("{API}/merge_requests/45/merge"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn creates_link_to_their_parent_and_refuse_duplicates() {
+    let api = Api::start().await;
+    let (status, note) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_requests/42/notes"),
+            json!({"body": "Looks good"}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert_eq!(note["noteable_iid"], json!(42));
+    assert_eq!(note["author"]["username"], json!("alice"));
+    let (_, merge_request) = api
+        .send("GET", &format!("{API}/merge_requests/42"), json!({}))
+        .await;
+    let (_, notes) = api
+        .send("GET", &format!("{API}/merge_requests/42/notes"), json!({}))
+        .await;
+    assert_eq!(
+        merge_request["user_notes_count"],
+        json!(notes.as_array().unwrap().len()),
+        "the counter follows the comments"
+    );
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/repository/branches"),
+            json!({"branch": "main", "ref": "main"}),
+        )
+        .await;
+    assert_eq!(status, 400, "an existing branch");
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("{API}/repository/branches"),
+            json!({"branch": "x", "ref": "no-such-ref"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            json!({"message": "Invalid reference name: no-such-ref"})
+        )
+    );
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_requests"),
+            json!({"source_branch": "feature/rate-limit", "target_branch": "develop", "title": "Again"}),
+        )
+        .await;
+    assert_eq!(status, 409, "{body}");
+    let (status, body) = api
+        .send("POST", "projects", json!({"name": "Hello World"}))
+        .await;
+    assert_eq!(status, 201);
+    assert_eq!(body["path_with_namespace"], json!("alice/hello-world"));
+    let (status, _) = api
+        .send("POST", "projects", json!({"name": "Hello World"}))
+        .await;
+    assert_eq!(status, 400, "the path is taken");
+}
+
+#[tokio::test]
+async fn pipelines_and_jobs_change_state() {
+    let api = Api::start().await;
+    let (status, pipeline) = api
+        .send("POST", &format!("{API}/pipeline"), json!({"ref": "main"}))
+        .await;
+    assert_eq!(status, 201);
+    let id = pipeline["id"].clone();
+    let (_, jobs) = api
+        .send("GET", &format!("{API}/pipelines/{id}/jobs"), json!({}))
+        .await;
+    let jobs = jobs.as_array().unwrap().clone();
+    assert_eq!(jobs.len(), 3);
+    let manual = jobs.iter().find(|j| j["status"] == "manual").unwrap();
+    let (status, played) = api
+        .send(
+            "POST",
+            &format!("{API}/jobs/{}/play", manual["id"]),
+            json!({}),
+        )
+        .await;
+    assert_eq!((status, played["status"].clone()), (200, json!("pending")));
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/jobs/{}/play", manual["id"]),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 400, "no longer manual");
+    let (status, canceled) = api
+        .send("POST", &format!("{API}/pipelines/{id}/cancel"), json!({}))
+        .await;
+    assert_eq!(
+        (status, canceled["status"].clone()),
+        (201, json!("canceled"))
+    );
+    let (status, retried) = api
+        .send("POST", &format!("{API}/pipelines/{id}/retry"), json!({}))
+        .await;
+    assert_eq!((status, retried["status"].clone()), (201, json!("running")));
+    let (_, jobs) = api
+        .send("GET", &format!("{API}/pipelines/{id}/jobs"), json!({}))
+        .await;
+    assert_eq!(
+        jobs.as_array().unwrap().len(),
+        6,
+        "each canceled job was retried anew"
+    );
+    let (status, _) = api
+        .send("POST", &format!("{API}/pipelines/{id}/retry"), json!({}))
+        .await;
+    assert_eq!(status, 403, "nothing left to retry");
+}
