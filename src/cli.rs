@@ -251,8 +251,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Codegen => {
+            // Read from the build directory rather than embedded: at 1,000 actions the
+            // source would be megabytes of every binary.
+            let path = concat!(env!("OUT_DIR"), "/actions.rs");
+            let source = std::fs::read(path).map_err(|error| {
+                anyhow::anyhow!(
+                    "the generated source is in the build directory of this binary ({path}), which is not here ({error}); run `cargo run -- codegen` in the project"
+                )
+            })?;
             use std::io::Write as _;
-            std::io::stdout().write_all(include_bytes!(concat!(env!("OUT_DIR"), "/actions.rs")))?;
+            std::io::stdout().write_all(&source)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::SpecCheck { spec } => {
