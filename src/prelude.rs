@@ -14,8 +14,8 @@ pub use runtime::*;
 pub mod runtime {
     pub use crate::catalog::{
         Action, ActionParams, ArgReader, CellKind, DomainInfo, Entity, FenceLanguage, Field,
-        FieldType, FieldView, Hint, Location, ParamEnum, ParamSpec, ParamType, Reference,
-        ResourcePolicy, ResourceSpec, ResultShape, Safety, View, plan,
+        FieldType, FieldView, Hint, Location, ParamEnum, ParamSpec, ParamType, Reference, Requires,
+        ResourcePolicy, ResourceSpec, ResultShape, Role, Safety, Tier, TokenScope, View, plan,
     };
     pub use crate::gitlab::{Method, PathOrId, Request};
     pub use crate::output::Done;

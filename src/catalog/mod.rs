@@ -64,6 +64,107 @@ pub struct Action {
     pub output_schema_json: &'static str,
     /// Checks a call's arguments: `catalog::plan` with this action's `Params`.
     pub plan: fn(&'static Action, Args) -> Result<Plan, ParamProblems>,
+    /// What an instance and a token need to run it.
+    pub requires: Requires,
+}
+
+/// What an instance and a token need to run an action. Instance fitting hides what the
+/// edition or the token cannot run; the role is GitLab's to check and is shown in docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Requires {
+    pub tier: Tier,
+    /// `None`: `read_api` for a read, `api` for a write.
+    pub scope: Option<TokenScope>,
+    pub role: Option<Role>,
+    pub admin: bool,
+}
+
+impl Requires {
+    /// Any edition, the scope the safety implies, any role.
+    pub const ANYONE: Self = Self {
+        tier: Tier::Free,
+        scope: None,
+        role: None,
+        admin: false,
+    };
+
+    pub const fn tier(mut self, tier: Tier) -> Self {
+        self.tier = tier;
+        self
+    }
+
+    pub const fn scope(mut self, scope: TokenScope) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    pub const fn role(mut self, role: Role) -> Self {
+        self.role = Some(role);
+        self
+    }
+
+    pub const fn admin(mut self) -> Self {
+        self.admin = true;
+        self
+    }
+}
+
+/// GitLab's tiers, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    Free,
+    Premium,
+    Ultimate,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Free => "free",
+            Self::Premium => "premium",
+            Self::Ultimate => "ultimate",
+        }
+    }
+}
+
+/// A token's API scope: `read_api` reads, `api` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenScope {
+    ReadApi,
+    Api,
+}
+
+impl TokenScope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadApi => "read_api",
+            Self::Api => "api",
+        }
+    }
+}
+
+/// Project and group roles, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Guest,
+    Planner,
+    Reporter,
+    Developer,
+    Maintainer,
+    Owner,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Guest => "guest",
+            Self::Planner => "planner",
+            Self::Reporter => "reporter",
+            Self::Developer => "developer",
+            Self::Maintainer => "maintainer",
+            Self::Owner => "owner",
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -420,6 +521,7 @@ impl Action {
         input_schema_json: "{}",
         output_schema_json: "{}",
         plan: plan::<NoParams>,
+        requires: Requires::ANYONE,
     };
 
     pub fn content_kind(&self) -> ContentKind {
@@ -449,6 +551,15 @@ impl Action {
 
     pub fn is_mutation(&self) -> bool {
         !self.safety.read_only
+    }
+
+    /// The token scope the action needs: declared, or what its safety implies.
+    pub fn scope(&self) -> TokenScope {
+        self.requires.scope.unwrap_or(if self.safety.read_only {
+            TokenScope::ReadApi
+        } else {
+            TokenScope::Api
+        })
     }
 
     /// The JSON Schema of the params (without the `confirm` flag surfaces add).

@@ -55,6 +55,10 @@ pub struct ActionDef {
     pub not_found: Option<String>,
     #[serde(default)]
     pub hints: Vec<HintDef>,
+    /// What an instance and a token need to run the action; absent: any edition, and a
+    /// token with `read_api` (reads) or `api` (writes).
+    #[serde(default)]
+    pub requires: Option<RequiresDef>,
     pub example: IndexMap<String, serde_json::Value>,
 }
 
@@ -179,6 +183,49 @@ pub enum ResourcePolicy {
     None,
     Optional,
     Always,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequiresDef {
+    /// The lowest GitLab tier that has the operation.
+    #[serde(default)]
+    pub tier: Option<Tier>,
+    /// The token scope it needs; by default `read_api` for a read, `api` for a write.
+    #[serde(default)]
+    pub scope: Option<TokenScope>,
+    /// The lowest role in the project or group (informational: GitLab checks it).
+    #[serde(default)]
+    pub role: Option<Role>,
+    /// Only an instance administrator may call it.
+    #[serde(default)]
+    pub admin: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Free,
+    Premium,
+    Ultimate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenScope {
+    ReadApi,
+    Api,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Guest,
+    Planner,
+    Reporter,
+    Developer,
+    Maintainer,
+    Owner,
 }
 
 #[derive(Debug, Deserialize)]

@@ -14,7 +14,7 @@ use super::Diagnostic;
 use super::load::Manifest;
 use super::model::{
     ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation,
-    ResourcePolicy, SafetyDef, TypeDef,
+    ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
 };
 
 pub struct Catalog {
@@ -61,6 +61,17 @@ pub struct Action {
     pub not_found: Option<String>,
     pub hints: Vec<(String, String)>,
     pub example: serde_json::Value,
+    pub requires: Requires,
+}
+
+/// What an instance and a token need to run an action, with defaults filled in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Requires {
+    pub tier: Tier,
+    /// `None`: what the safety implies (`read_api` for reads, `api` for writes).
+    pub scope: Option<TokenScope>,
+    pub role: Option<Role>,
+    pub admin: bool,
 }
 
 pub enum Segment {
@@ -235,6 +246,10 @@ pub const RESERVED_TYPES: &[&str] = &[
     "ResultShape",
     "Safety",
     "View",
+    "Requires",
+    "Role",
+    "Tier",
+    "TokenScope",
     // every action module
     "Params",
     "Output",
@@ -967,6 +982,33 @@ fn resolve_action(
         }
     }
 
+    let requires = def.requires.as_ref().map_or(
+        Requires {
+            tier: Tier::Free,
+            scope: None,
+            role: None,
+            admin: false,
+        },
+        |requires| Requires {
+            tier: requires.tier.unwrap_or(Tier::Free),
+            scope: requires.scope,
+            role: requires.role,
+            admin: requires.admin,
+        },
+    );
+    if requires.scope == Some(TokenScope::ReadApi) && !def.safety.read_only {
+        scope.error(
+            "requires.scope",
+            "a `read_api` token cannot change anything; a write needs `api`",
+        );
+    }
+    if requires.scope == Some(TokenScope::Api) && def.safety.read_only {
+        scope.error(
+            "requires.scope",
+            "`api` is already implied for writes only; a read needs `read_api` (leave it out)",
+        );
+    }
+
     (scope.diagnostics.len() == errors_before).then(|| Action {
         id: scope.id.clone(),
         domain: domain.to_owned(),
@@ -988,6 +1030,7 @@ fn resolve_action(
         not_found: def.not_found.as_deref().map(normalize_space),
         hints,
         example,
+        requires,
     })
 }
 

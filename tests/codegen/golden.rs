@@ -615,6 +615,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         output_schema_json: "{\"properties\":{\"message\":{\"type\":\"string\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"message\"],\"type\":\"object\"}",
         plan: plan::<thing::delete::Params>,
+        requires: Requires::ANYONE.tier(Tier::Premium).role(Role::Maintainer).admin(),
         ..Action::DEFAULTS
     },
     Action {

@@ -268,3 +268,20 @@ fn the_reserved_names_cover_the_prelude() {
         );
     }
 }
+
+#[test]
+fn a_read_api_token_cannot_be_enough_for_a_write() {
+    let found = fixture_problems("thing.yaml", |t| {
+        t.replacen(
+            "requires: {tier: premium, role: maintainer, admin: true}",
+            "requires: {scope: read_api}",
+            1,
+        )
+    });
+    assert!(
+        found.iter().any(|p| p.starts_with(
+            "actions/thing.yaml: action `thing.delete`: key `requires.scope`: a `read_api` token cannot change anything"
+        )),
+        "{found:?}"
+    );
+}

@@ -39,6 +39,23 @@ fn every_fixture_example_checks_into_its_request() {
         ]
     );
     assert_eq!(fixture::DOMAINS.len(), 2);
+    let delete = fixture::ACTIONS
+        .iter()
+        .find(|a| a.id == "thing.delete")
+        .unwrap();
+    assert_eq!(
+        (
+            delete.requires.tier,
+            delete.requires.role,
+            delete.requires.admin
+        ),
+        (
+            gitlab_mcp::catalog::Tier::Premium,
+            Some(gitlab_mcp::catalog::Role::Maintainer),
+            true
+        )
+    );
+    assert_eq!(delete.scope(), gitlab_mcp::catalog::TokenScope::Api);
     let entities: Vec<&str> = fixture::ENTITIES.iter().map(|e| e.name).collect();
     assert_eq!(entities, ["Person", "Thing", "Share"]);
 }

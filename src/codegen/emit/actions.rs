@@ -296,6 +296,9 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     if let Some(not_found) = &action.not_found {
         optional.push(quote!(not_found: Some(#not_found),));
     }
+    if let Some(requires) = requires(&action.requires) {
+        optional.push(quote!(requires: #requires,));
+    }
     quote! {
         Action {
             id: #id,
@@ -319,6 +322,42 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
             ..Action::DEFAULTS
         }
     }
+}
+
+/// `Requires::ANYONE.tier(Tier::Premium)...`, when the action needs more than anyone has.
+fn requires(requires: &super::super::resolve::Requires) -> Option<TokenStream> {
+    use super::super::model::{Tier, TokenScope};
+    let mut tokens = quote!(Requires::ANYONE);
+    let mut any = false;
+    match requires.tier {
+        Tier::Free => {}
+        Tier::Premium => {
+            tokens = quote!(#tokens.tier(Tier::Premium));
+            any = true;
+        }
+        Tier::Ultimate => {
+            tokens = quote!(#tokens.tier(Tier::Ultimate));
+            any = true;
+        }
+    }
+    if let Some(scope) = requires.scope {
+        let scope = match scope {
+            TokenScope::ReadApi => quote!(TokenScope::ReadApi),
+            TokenScope::Api => quote!(TokenScope::Api),
+        };
+        tokens = quote!(#tokens.scope(#scope));
+        any = true;
+    }
+    if let Some(role) = requires.role {
+        let role = quote::format_ident!("{}", format!("{role:?}"));
+        tokens = quote!(#tokens.role(Role::#role));
+        any = true;
+    }
+    if requires.admin {
+        tokens = quote!(#tokens.admin());
+        any = true;
+    }
+    any.then_some(tokens)
 }
 
 /// Which of an entity's views an action's view may reuse.
