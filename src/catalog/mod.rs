@@ -12,8 +12,8 @@ mod entity;
 mod template;
 
 pub use args::{
-    ActionParams, ArgReader, FromParam, ParamEnum, ParamProblems, Plan, accepted, enum_from_param,
-    plan,
+    ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,
+    accepted, enum_from_param, object_from_param, plan,
 };
 pub use conform::{conform, strip_content_only};
 pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
@@ -184,6 +184,8 @@ pub struct ParamSpec {
     pub aliases: &'static [&'static str],
     /// GitLab's name for the parameter, where it differs from ours.
     pub api_name: &'static str,
+    /// For a list of objects: each object's fields.
+    pub items: &'static [ParamSpec],
 }
 
 impl ParamSpec {
@@ -201,6 +203,7 @@ impl ParamSpec {
             maximum: None,
             aliases: &[],
             api_name: name,
+            items: &[],
         }
     }
 
@@ -240,6 +243,12 @@ impl ParamSpec {
         self
     }
 
+    /// The fields of each object of an object list.
+    pub const fn items(mut self, items: &'static [ParamSpec]) -> Self {
+        self.items = items;
+        self
+    }
+
     pub const fn api_name(mut self, api_name: &'static str) -> Self {
         self.api_name = api_name;
         self
@@ -256,6 +265,8 @@ pub enum ParamType {
     PathOrId,
     StringList,
     IntegerList,
+    /// A list of objects whose fields are the spec's `items`.
+    ObjectList,
 }
 
 impl ParamType {
@@ -269,6 +280,7 @@ impl ParamType {
             Self::PathOrId => "a numeric id or a full path such as `group/project`",
             Self::StringList => "an array of strings",
             Self::IntegerList => "an array of integers",
+            Self::ObjectList => "an array of objects",
         }
     }
 
@@ -282,6 +294,7 @@ impl ParamType {
             Self::PathOrId => "string|integer",
             Self::StringList => "string[]",
             Self::IntegerList => "integer[]",
+            Self::ObjectList => "object[]",
         }
     }
 }

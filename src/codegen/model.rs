@@ -99,6 +99,9 @@ pub struct ParamDef {
     pub aliases: Option<Vec<String>>,
     #[serde(default)]
     pub api_name: Option<String>,
+    /// For an `[object]` parameter: the fields of each object.
+    #[serde(default)]
+    pub items: Option<IndexMap<String, ParamDef>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
