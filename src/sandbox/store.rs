@@ -204,6 +204,11 @@ impl Store {
             + 1
     }
 
+    /// Adds a collection a records file declares itself.
+    pub fn add_collection(&mut self, collection: String, spec: Spec) {
+        self.specs.insert(collection, spec);
+    }
+
     pub fn has(&self, collection: &str) -> bool {
         self.specs.contains_key(collection)
     }
