@@ -116,7 +116,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 eprintln!("{GETTING_STARTED}");
                 return Ok(ExitCode::from(2));
             };
-            let policy = std::sync::Arc::new(options.policy()?);
+            // The surface lists what the dispatcher runs: one policy, fitted once.
+            let policy = connection.dispatcher.shared_policy();
             let surface = Surface::new(options.surface(), options.meta_param_schema, policy);
             let server =
                 GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
@@ -223,6 +224,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(_) => crate::sandbox::Faults::default(),
             };
             let sandbox = crate::sandbox::Sandbox::start(listen, faults).await?;
+            sandbox.edition_from_env()?;
             say!("{}", sandbox.url())?;
             eprintln!(
                 "Sandbox GitLab on {} (API at /api/v4; token `{}` is alice, `{}` is bob). Ctrl-C stops it.",

@@ -58,6 +58,10 @@ pub struct Options {
     #[arg(long, env = "GITLAB_YOLO_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
     pub yolo_mode: bool,
 
+    /// Hide what this GitLab's edition or this token cannot run (asks GitLab at startup).
+    #[arg(long, env = "GITLAB_FIT_CATALOG", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", global = true)]
+    pub fit_catalog: bool,
+
     /// Action ids or globs not to offer, comma-separated (`project.delete,*.delete`).
     #[arg(
         long,
@@ -225,7 +229,17 @@ impl Options {
             yolo: self.yolo_mode,
             exclude: Policy::parse_exclude(&self.exclude_actions),
             embedded_resources,
+            ..Policy::default()
         })
+    }
+
+    /// The dispatcher, fitted to the instance and token unless `GITLAB_FIT_CATALOG=false`.
+    fn fitting(&self, dispatcher: Dispatcher) -> Dispatcher {
+        if self.fit_catalog {
+            dispatcher.with_fitting()
+        } else {
+            dispatcher
+        }
     }
 
     /// Connects to GitLab, or starts the sandbox; `None` when there is no token and no
@@ -240,10 +254,17 @@ impl Options {
             };
             let sandbox =
                 Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
+            sandbox.edition_from_env()?;
+            // Which seed token the session uses: alice's (`sandbox-token`), bob's, or alice's
+            // `read_api` one (`sandbox-token-read`).
+            let token = std::env::var("GITLAB_SANDBOX_TOKEN")
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or_else(|| sandbox::TOKEN.to_owned());
             let client = self
                 .connection
-                .client(sandbox.url(), Some(Token::new(sandbox::TOKEN)))?;
-            let dispatcher = Dispatcher::new(self.connection.context(client), policy);
+                .client(sandbox.url(), Some(Token::new(token)))?;
+            let dispatcher = self.fitting(Dispatcher::new(self.connection.context(client), policy));
             return Ok(Some(Connection {
                 dispatcher,
                 sandbox: Some(sandbox),
@@ -261,7 +282,7 @@ impl Options {
             .connection
             .client(&self.gitlab_url, Some(Token::new(token.trim())))?;
         Ok(Some(Connection {
-            dispatcher: Dispatcher::new(self.connection.context(client), policy),
+            dispatcher: self.fitting(Dispatcher::new(self.connection.context(client), policy)),
             sandbox: None,
         }))
     }

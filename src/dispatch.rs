@@ -146,15 +146,60 @@ pub enum Lookup {
 pub struct Dispatcher {
     context: Context,
     policy: Arc<Policy>,
+    /// Set when the catalog is fitted to the instance and token: done once, by the first
+    /// caller of `fitted`.
+    fitting: Option<Arc<tokio::sync::OnceCell<()>>>,
 }
 
 impl Dispatcher {
     pub fn new(context: Context, policy: Arc<Policy>) -> Self {
-        Self { context, policy }
+        Self {
+            context,
+            policy,
+            fitting: None,
+        }
+    }
+
+    /// Fit the catalog to what the instance and the token can run (`crate::fit`).
+    pub fn with_fitting(mut self) -> Self {
+        self.fitting = Some(Arc::new(tokio::sync::OnceCell::new()));
+        self
+    }
+
+    /// Whether the catalog is final: fitting is off, or done.
+    pub fn is_fitted(&self) -> bool {
+        self.fitting.as_ref().is_none_or(|cell| cell.initialized())
+    }
+
+    /// Waits until the catalog is fitted: the first caller asks GitLab, the others wait for
+    /// its answer. A failed detection keeps the full catalog and is logged once.
+    pub async fn fitted(&self) {
+        let Some(fitting) = &self.fitting else {
+            return;
+        };
+        fitting
+            .get_or_init(|| async {
+                match crate::fit::detect(self.context.gitlab()).await {
+                    Ok(fit) => {
+                        tracing::info!(fit = %fit.summary(), "catalog fitted to the instance and token");
+                        let _ = self.policy.fit.set(fit);
+                    }
+                    Err(reason) => tracing::warn!(
+                        %reason,
+                        "could not learn the instance's edition or the token's scopes; offering the full catalog"
+                    ),
+                }
+            })
+            .await;
     }
 
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// The policy itself, for a surface that must list exactly what this dispatcher runs.
+    pub fn shared_policy(&self) -> Arc<Policy> {
+        self.policy.clone()
     }
 
     pub fn context(&self) -> &Context {
@@ -196,6 +241,7 @@ impl Dispatcher {
 
     /// Runs an action by any name `lookup` accepts.
     pub async fn call(&self, name: &str, args: Args, confirm: bool) -> Outcome {
+        self.fitted().await;
         match self.lookup(name) {
             Lookup::Found(action) => self.run(action, args, confirm).await,
             other => self.finish(Outcome::error(lookup_failure(name, &other))),
@@ -204,6 +250,7 @@ impl Dispatcher {
 
     /// Runs one action: check, policy, GitLab, format.
     pub async fn run(&self, action: &'static Action, mut args: Args, confirm: bool) -> Outcome {
+        self.fitted().await;
         if let Some(reason) = self.policy.hidden(action) {
             return self.finish(Outcome::error(lookup_failure(
                 action.id,
@@ -517,6 +564,7 @@ fn lookup_failure(name: &str, lookup: &Lookup) -> String {
                 action.id
             )
         }
+        Lookup::Hidden(action, Hidden::Unfit(unfit)) => unfit.explain(action),
     }
 }
 

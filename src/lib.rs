@@ -23,6 +23,7 @@ pub mod config;
 pub mod demo;
 pub mod dispatch;
 pub mod docs;
+pub mod fit;
 pub mod gitlab;
 pub mod handlers;
 pub mod output;

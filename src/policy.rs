@@ -5,7 +5,10 @@
 //! action is not offered, safe mode previews instead of mutating, and a destructive action
 //! needs `confirm: true` unless YOLO mode is on.
 
+use std::sync::{Arc, OnceLock};
+
 use crate::catalog::{ACTIONS, Action};
+use crate::fit::{Fit, Unfit};
 
 /// How a get result points at its `gitlab://` resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,6 +41,8 @@ pub struct Policy {
     /// Action ids or globs (`*` any run of characters, `?` one) that are not offered.
     pub exclude: Vec<String>,
     pub embedded_resources: EmbeddedResources,
+    /// What the instance and the token can run, once learned (`Dispatcher::fitted`).
+    pub fit: Arc<OnceLock<Fit>>,
 }
 
 /// Why an action is not offered by this instance.
@@ -45,6 +50,8 @@ pub struct Policy {
 pub enum Hidden {
     ReadOnly,
     Excluded,
+    /// The instance or the token cannot run it.
+    Unfit(Unfit),
 }
 
 impl Policy {
@@ -59,6 +66,9 @@ impl Policy {
             .any(|pattern| glob_match(pattern, action.id))
         {
             return Some(Hidden::Excluded);
+        }
+        if let Some(unfit) = self.fit.get().and_then(|fit| fit.unfit(action)) {
+            return Some(Hidden::Unfit(unfit));
         }
         None
     }

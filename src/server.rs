@@ -37,22 +37,34 @@ struct Inner {
     dispatcher: Dispatcher,
     surface: Surface,
     capability: CapabilitySurface,
-    templates: Vec<EntityTemplate>,
+    /// Built once the catalog is fitted, like the surface's tools and the search index.
+    templates: OnceLock<Vec<EntityTemplate>>,
     index: OnceLock<Index>,
 }
 
 impl GitlabServer {
     pub fn new(dispatcher: Dispatcher, surface: Surface, capability: CapabilitySurface) -> Self {
-        let templates = resources::entity_templates(&dispatcher);
         Self {
             inner: Arc::new(Inner {
                 dispatcher,
                 surface,
                 capability,
-                templates,
+                templates: OnceLock::new(),
                 index: OnceLock::new(),
             }),
         }
+    }
+
+    /// Waits until the catalog is fitted to the instance and token (at once when fitting is
+    /// off or done); tools, search and resources are built from the fitted policy.
+    pub async fn fitted(&self) {
+        self.inner.dispatcher.fitted().await;
+    }
+
+    fn templates(&self) -> &[EntityTemplate] {
+        self.inner
+            .templates
+            .get_or_init(|| resources::entity_templates(&self.inner.dispatcher))
     }
 
     pub fn surface(&self) -> &Surface {
@@ -75,6 +87,7 @@ impl GitlabServer {
         tool: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Option<Outcome> {
+        self.fitted().await;
         Some(match self.inner.surface.route(tool, arguments)? {
             Route::Execute {
                 action,
@@ -155,13 +168,23 @@ impl ServerHandler for GitlabServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.fitted().await;
         Ok(ListToolsResult::with_all_items(
             self.inner.surface.tools().to_vec(),
         ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner.surface.tool(name).cloned()
+        // Before fitting has finished the tools are not final: build them, do not keep them.
+        if self.inner.dispatcher.is_fitted() {
+            self.inner.surface.tool(name).cloned()
+        } else {
+            self.inner
+                .surface
+                .build_tools()
+                .into_iter()
+                .find(|t| t.name == name)
+        }
     }
 
     async fn call_tool(
@@ -205,6 +228,7 @@ impl ServerHandler for GitlabServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.fitted().await;
         let mut templates = vec![
             ResourceTemplate::new(resources::ACTION_TEMPLATE, "action")
                 .with_title("One GitLab action")
@@ -214,7 +238,7 @@ impl ServerHandler for GitlabServer {
                 .with_mime_type("application/json"),
         ];
         if self.inner.capability == CapabilitySurface::Full {
-            for template in &self.inner.templates {
+            for template in self.templates() {
                 templates.push(
                     ResourceTemplate::new(template.uri, template.action.id)
                         .with_title(resources::template_title(template))
@@ -231,9 +255,10 @@ impl ServerHandler for GitlabServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        self.fitted().await;
         let uri = request.uri;
         let templates: &[EntityTemplate] = if self.inner.capability == CapabilitySurface::Full {
-            &self.inner.templates
+            self.templates()
         } else {
             &[]
         };
@@ -304,6 +329,10 @@ pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyh
     use rmcp::ServiceExt;
     let wire =
         crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+    // Learn the instance and token while the client initializes; requests that need the
+    // fitted catalog wait for it.
+    let early = server.clone();
+    tokio::spawn(async move { early.fitted().await });
     let running = server.serve(wire).await?;
     tokio::select! {
         result = running.waiting() => {

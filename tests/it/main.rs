@@ -6,6 +6,7 @@ mod support;
 
 mod errors;
 mod faults;
+mod fit;
 mod generated;
 mod golden;
 mod jsonrpc;

@@ -29,6 +29,9 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
             "GITLAB_MCP_EMBEDDED_RESOURCES",
             "CAPABILITY_SURFACE",
             "META_PARAM_SCHEMA",
+            "GITLAB_FIT_CATALOG",
+            "GITLAB_SANDBOX_EDITION",
+            "GITLAB_SANDBOX_TOKEN",
         ] {
             command.env_remove(name);
         }
