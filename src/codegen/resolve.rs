@@ -1586,14 +1586,7 @@ fn assign_enums(
         };
         names.push(name);
     }
-    let file_of = |domain: &str| {
-        manifest
-            .domains
-            .iter()
-            .find(|(_, f)| f.domain == domain)
-            .map(|(p, _)| p.clone())
-            .unwrap_or_default()
-    };
+    let file_of = |domain: &str| manifest.file_of(domain);
     let mut enums = Vec::new();
     for (index, ((_, values, users), name)) in sets.into_iter().zip(&names).enumerate() {
         let (domain, action, param) = &users[0];
@@ -1679,14 +1672,7 @@ fn check_placeholders(scope: &mut Scope<'_>, key: &str, text: &str, params: &BTr
 
 fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut Vec<Diagnostic>) {
     let mut owners: BTreeMap<String, String> = BTreeMap::new();
-    let file_of = |domain: &str| {
-        manifest
-            .domains
-            .iter()
-            .find(|(_, f)| f.domain == domain)
-            .map(|(p, _)| p.clone())
-            .unwrap_or_default()
-    };
+    let file_of = |domain: &str| manifest.file_of(domain);
     let mut domain_names = BTreeSet::new();
     for domain in domains {
         if !domain_names.insert(domain.name.clone()) {
