@@ -7,6 +7,7 @@ mod support;
 mod errors;
 mod faults;
 mod fit;
+mod first_hour;
 mod generated;
 mod golden;
 mod jsonrpc;
