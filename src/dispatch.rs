@@ -417,7 +417,7 @@ impl Dispatcher {
             ));
         };
         let pagination = structured.get("pagination").cloned();
-        let steps = self.next_steps(action, args, pagination.as_ref());
+        let steps = self.next_steps(action, args, pagination.as_ref(), &structured);
         markdown.next_steps(&steps);
         let resource = self.resource(action, args, &structured);
         if !steps.is_empty() {
@@ -434,7 +434,13 @@ impl Dispatcher {
 
     /// The pagination step (when there is a next page), then the action's hints whose
     /// target this instance offers, with `{param}` placeholders filled in.
-    fn next_steps(&self, action: &Action, args: &Args, pagination: Option<&Value>) -> Vec<String> {
+    fn next_steps(
+        &self,
+        action: &Action,
+        args: &Args,
+        pagination: Option<&Value>,
+        result: &Map<String, Value>,
+    ) -> Vec<String> {
         let mut steps = Vec::new();
         if let Some(next) = pagination
             .and_then(|p| p.get("next_page"))
@@ -450,7 +456,7 @@ impl Dispatcher {
             let Some(target) = catalog::find(hint.action) else {
                 continue;
             };
-            if !self.policy.allows(target) {
+            if !self.policy.allows(target) || !hint.fits(result) {
                 continue;
             }
             steps.push(format!(

@@ -14,7 +14,7 @@ pub use runtime::*;
 pub mod runtime {
     pub use crate::catalog::{
         Action, ActionParams, ArgReader, CellKind, DomainInfo, Entity, FenceLanguage, Field,
-        FieldType, FieldView, Hint, JsonObject, Location, ObjectParam, ParamEnum, ParamSpec,
+        FieldType, FieldView, Hint, HintCondition, JsonObject, Location, ObjectParam, ParamEnum, ParamSpec,
         ParamType, Reference, Requires, ResourcePolicy, ResourceSpec, ResultShape, Role, Safety,
         Tier, TokenScope, View, plan,
     };
