@@ -113,7 +113,6 @@ fn ordinary_requests_the_server_does_not_offer_get_method_not_found_without_a_wa
         assert!(stdout.read_line(&mut line).unwrap() > 0, "stdout closed");
         answers.push(serde_json::from_str::<Value>(&line).unwrap());
     }
-    drop(send);
     drop(stdin);
     let mut stderr = String::new();
     child
