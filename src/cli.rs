@@ -1,5 +1,5 @@
 //! The command line: `serve` (the default), `call`, `find`, `catalog`, `demo`, `sandbox`,
-//! `docs` and `codegen`. Every command runs through the same dispatcher as the MCP server.
+//! `docs`, `codegen`, `spec-check` and `scaffold`. Every command runs through the same dispatcher as the MCP server.
 //!
 //! Settings are global flags (each with an environment variable), so `gitlab-mcp --sandbox
 //! call ...` and `gitlab-mcp call ... --sandbox` both work; each command shows and accepts
@@ -171,6 +171,8 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("sandbox", &[group::LOGGING]),
     ("docs", &[]),
     ("codegen", &[]),
+    ("spec-check", &[]),
+    ("scaffold", &[]),
 ];
 
 /// The command line's definition, with each command showing only its own settings.
@@ -688,6 +690,13 @@ mod tests {
         );
         for (name, _) in GROUPS {
             assert!(command.find_subcommand(name).is_some(), "{name}");
+        }
+        for sub in command.get_subcommands() {
+            let name = sub.get_name();
+            assert!(
+                name == "help" || GROUPS.iter().any(|(g, _)| *g == name),
+                "`{name}` has no entry in GROUPS: say which settings it uses"
+            );
         }
     }
 
