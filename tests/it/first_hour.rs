@@ -32,6 +32,17 @@ fn binary() -> Command {
     command
 }
 
+/// `gitlab-mcp --sandbox` with its three streams piped.
+fn sandbox_server() -> std::process::Child {
+    binary()
+        .arg("--sandbox")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn on_a_terminal_it_says_what_it_is_once_then_serves() {
     // `script` gives the server a terminal; typing a line is what a person would do.
@@ -65,13 +76,7 @@ fn on_a_terminal_it_says_what_it_is_once_then_serves() {
 
 #[test]
 fn a_pipe_that_is_not_an_mcp_client_gets_a_clear_word_and_no_greeting() {
-    let mut child = binary()
-        .arg("--sandbox")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sandbox_server();
     child.stdin.take().unwrap().write_all(b"hello\n").unwrap();
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
@@ -83,13 +88,7 @@ fn a_pipe_that_is_not_an_mcp_client_gets_a_clear_word_and_no_greeting() {
 
 #[test]
 fn ordinary_requests_the_server_does_not_offer_get_method_not_found_without_a_warning() {
-    let mut child = binary()
-        .arg("--sandbox")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = sandbox_server();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut send = |message: Value| {
