@@ -1,5 +1,6 @@
 //! The command line: `serve` (the default), `call`, `find`, `catalog`, `demo`, `sandbox`,
-//! `docs`, `codegen`, `spec-check` and `scaffold`. Every command runs through the same dispatcher as the MCP server.
+//! `docs`, `codegen`, `spec-check`, `shape-check` and `scaffold`. Every command runs
+//! through the same dispatcher as the MCP server.
 //!
 //! Settings are global flags (each with an environment variable), so `gitlab-mcp --sandbox
 //! call ...` and `gitlab-mcp call ... --sandbox` both work; each command shows and accepts
@@ -172,6 +173,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("docs", &[]),
     ("codegen", &[]),
     ("spec-check", &[]),
+    ("shape-check", &[]),
     ("scaffold", &[]),
 ];
 
