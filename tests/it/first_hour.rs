@@ -83,7 +83,11 @@ fn a_pipe_that_is_not_an_mcp_client_gets_a_clear_word_and_no_greeting() {
     assert!(!output.status.success());
     assert!(stderr.contains("no MCP session"), "{stderr}");
     assert!(!stderr.contains("waiting for one"), "{stderr}");
-    assert!(output.stdout.is_empty());
+    // stdout stays JSON-RPC: at most the spec's parse error for the line.
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        let message: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(message["error"]["code"], -32700, "{line}");
+    }
 }
 
 #[test]
