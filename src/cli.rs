@@ -693,6 +693,13 @@ mod tests {
         for (name, _) in GROUPS {
             assert!(command.find_subcommand(name).is_some(), "{name}");
         }
+        for arg in command.get_arguments().filter(|a| a.is_global_set()) {
+            assert!(
+                arg.get_help_heading().is_some(),
+                "`{}` has no group (help_heading): say which commands use it",
+                arg.get_id()
+            );
+        }
         for sub in command.get_subcommands() {
             let name = sub.get_name();
             assert!(

@@ -79,7 +79,7 @@ pub struct Options {
     pub yolo_mode: bool,
 
     /// Hide what this GitLab's edition or this token cannot run (asks GitLab at startup).
-    #[arg(long, env = "GITLAB_FIT_CATALOG", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", global = true)]
+    #[arg(long, env = "GITLAB_FIT_CATALOG", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", global = true, help_heading = group::GITLAB)]
     pub fit_catalog: bool,
 
     /// Action ids or globs not to offer, comma-separated (`project.delete,*.delete`).

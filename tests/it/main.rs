@@ -6,8 +6,8 @@ mod support;
 
 mod errors;
 mod faults;
-mod fit;
 mod first_hour;
+mod fit;
 mod generated;
 mod golden;
 mod jsonrpc;
