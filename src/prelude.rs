@@ -14,9 +14,9 @@ pub use runtime::*;
 pub mod runtime {
     pub use crate::catalog::{
         Action, ActionParams, ArgReader, CellKind, DomainInfo, Entity, FenceLanguage, Field,
-        FieldType, FieldView, Hint, JsonObject, Location, ObjectParam, ParamEnum, ParamSpec,
-        ParamType, Reference, Requires, ResourcePolicy, ResourceSpec, ResultShape, Role, Safety,
-        Tier, TokenScope, View, plan,
+        FieldType, FieldView, Hint, HintCondition, JsonObject, Location, ObjectParam, ParamEnum,
+        ParamSpec, ParamType, Reference, Requires, ResourcePolicy, ResourceSpec, ResultShape, Role,
+        Safety, Tier, TokenScope, View, plan,
     };
     pub use crate::gitlab::{Method, PathOrId, Request, put};
     pub use crate::output::Done;

@@ -480,16 +480,59 @@ pub enum ResourcePolicy {
     Always,
 }
 
-/// A next step a result suggests: an action and why.
+/// A next step a result suggests: an action, why, and the result's state it fits (a
+/// successful pipeline has no failed jobs to look at).
 #[derive(Debug, Clone, Copy)]
 pub struct Hint {
     pub action: &'static str,
     pub text: &'static str,
+    /// All must hold for the hint to be offered.
+    pub conditions: &'static [HintCondition],
+}
+
+/// A field of the result, tested against values: `status` is `failed` (or, negated, is not).
+#[derive(Debug, Clone, Copy)]
+pub struct HintCondition {
+    pub field: &'static str,
+    pub values: &'static [&'static str],
+    pub negated: bool,
+}
+
+impl HintCondition {
+    pub const fn new(field: &'static str, values: &'static [&'static str], negated: bool) -> Self {
+        Self {
+            field,
+            values,
+            negated,
+        }
+    }
+
+    fn holds(&self, result: &serde_json::Map<String, serde_json::Value>) -> bool {
+        let value = match result.get(self.field) {
+            Some(serde_json::Value::String(text)) => text.clone(),
+            Some(serde_json::Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        self.values.contains(&value.as_str()) != self.negated
+    }
 }
 
 impl Hint {
     pub const fn new(action: &'static str, text: &'static str) -> Self {
-        Self { action, text }
+        Self {
+            action,
+            text,
+            conditions: &[],
+        }
+    }
+
+    pub const fn when(self, conditions: &'static [HintCondition]) -> Self {
+        Self { conditions, ..self }
+    }
+
+    /// Whether the hint fits this structured result.
+    pub fn fits(&self, result: &serde_json::Map<String, serde_json::Value>) -> bool {
+        self.conditions.iter().all(|c| c.holds(result))
     }
 }
 

@@ -236,6 +236,12 @@ pub enum Role {
 pub struct HintDef {
     pub action: String,
     pub text: String,
+    /// Only when each named field of the result has one of these values.
+    #[serde(default)]
+    pub when: IndexMap<String, Vec<serde_json::Value>>,
+    /// Not when a named field of the result has one of these values.
+    #[serde(default)]
+    pub unless: IndexMap<String, Vec<serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use super::Diagnostic;
 use super::load::Manifest;
 use super::model::{
-    ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation,
+    ActionDef, FieldDef, FieldKind, FieldViewDef, HintDef, HttpMethod, ParamDef, ParamLocation,
     ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
 };
 
@@ -59,7 +59,7 @@ pub struct Action {
     pub safety: SafetyDef,
     pub resource: Option<(ResourcePolicy, String)>,
     pub not_found: Option<String>,
-    pub hints: Vec<(String, String)>,
+    pub hints: Vec<Hint>,
     pub example: serde_json::Value,
     pub requires: Requires,
 }
@@ -139,6 +139,14 @@ impl ParamType {
             _ => false,
         }
     }
+}
+
+/// A next step: its target action, its text, and the result's state it fits.
+pub struct Hint {
+    pub action: String,
+    pub text: String,
+    /// `(field, values, negated)`: the field's value is (or, negated, is not) one of these.
+    pub conditions: Vec<(String, Vec<String>, bool)>,
 }
 
 pub enum Output {
@@ -238,6 +246,7 @@ pub const RESERVED_TYPES: &[&str] = &[
     "FieldType",
     "FieldView",
     "Hint",
+    "HintCondition",
     "Location",
     "Method",
     "ParamEnum",
@@ -951,7 +960,12 @@ fn resolve_action(
     let hints = def
         .hints
         .iter()
-        .map(|hint| (hint.action.clone(), normalize_space(&hint.text)))
+        .enumerate()
+        .map(|(index, hint)| Hint {
+            action: hint.action.clone(),
+            text: normalize_space(&hint.text),
+            conditions: hint_conditions(scope, index, hint, &output, types),
+        })
         .collect();
 
     let example = serde_json::Value::Object(
@@ -1370,6 +1384,57 @@ fn resolve_items(
     fields
 }
 
+/// A hint's `when` and `unless`: each names a field of the single entity the action
+/// returns (one that the structured result carries) and the scalar values it tests for.
+fn hint_conditions(
+    scope: &mut Scope<'_>,
+    index: usize,
+    hint: &HintDef,
+    output: &Output,
+    types: &[EntityType],
+) -> Vec<(String, Vec<String>, bool)> {
+    let mut conditions = Vec::new();
+    for (key, map, negated) in [("when", &hint.when, false), ("unless", &hint.unless, true)] {
+        let key = format!("hints.{index}.{key}");
+        if map.is_empty() {
+            continue;
+        }
+        let Output::Single { ty } = output else {
+            scope.error(&key, "only a single-entity result has fields to test");
+            continue;
+        };
+        let entity = types.iter().find(|t| &t.name == ty);
+        for (field, values) in map {
+            match entity.and_then(|e| e.fields.iter().find(|f| &f.name == field)) {
+                None => scope.error(&key, format!("`{field}` is not a field of `{ty}`")),
+                Some(f) if f.content_only => scope.error(
+                    &key,
+                    format!("`{field}` is content-only: the structured result does not carry it"),
+                ),
+                Some(_) => {}
+            }
+            if values.is_empty() {
+                scope.error(&key, format!("`{field}` lists no values"));
+            }
+            let values = values
+                .iter()
+                .filter_map(|value| match value {
+                    serde_json::Value::String(text) => Some(text.clone()),
+                    serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                        Some(value.to_string())
+                    }
+                    _ => {
+                        scope.error(&key, format!("`{field}`: values must be scalars"));
+                        None
+                    }
+                })
+                .collect();
+            conditions.push((field.clone(), values, negated));
+        }
+    }
+    conditions
+}
+
 fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) -> Output {
     let output = &def.output;
     let exists = |name: &str| types.iter().any(|t| t.name == name);
@@ -1721,7 +1786,8 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
         .collect();
     for domain in domains {
         for action in &domain.actions {
-            for (target, _) in &action.hints {
+            for hint in &action.hints {
+                let target = &hint.action;
                 if !ids.contains(target) {
                     diagnostics.push(Diagnostic::action(
                         &file_of(&domain.name),

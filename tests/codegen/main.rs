@@ -95,6 +95,27 @@ fn a_hint_must_name_a_real_action() {
 }
 
 #[test]
+fn a_hint_condition_must_name_a_field_the_result_carries() {
+    let found = problems("pipeline.yaml", |t| {
+        t.replacen("when: {status: [failed]}", "when: {colour: [red]}", 1)
+    });
+    assert!(found.iter().any(|p| p == "actions/pipeline.yaml: action `pipeline.get`: key `hints.0.when`: `colour` is not a field of `Pipeline`"), "{found:?}");
+    let found = problems("merge_request.yaml", |t| {
+        t.replacen(
+            "unless: {user_notes_count: [0]}",
+            "unless: {description: [\"\"]}",
+            1,
+        )
+    });
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("key `hints.1.unless`: `description` is content-only")),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn a_path_placeholder_needs_a_parameter() {
     let found = problems("branch.yaml", |t| {
         t.replacen("branches/{branch_name}\n    params:\n      project_id: {}\n      branch_name: {}\n    output: {type: Branch}", "branches/{branch}\n    params:\n      project_id: {}\n      branch_name: {}\n    output: {type: Branch}", 1)
