@@ -100,6 +100,28 @@ fn ranking_precision_on_the_holdout() {
     );
 }
 
+#[test]
+fn exact_ids_win() {
+    assert_eq!(
+        find("merge_request.list").hits[0].action.id,
+        "merge_request.list"
+    );
+    assert_eq!(
+        find("gitlab_pipeline_latest").hits[0].action.id,
+        "pipeline.latest"
+    );
+}
+
+#[test]
+fn typos_never_guess_destructive_actions() {
+    let found = find("brnach");
+    assert!(
+        found.hits.iter().all(|h| !h.action.safety.destructive),
+        "{:?}",
+        found.hits.iter().map(|h| h.action.id).collect::<Vec<_>>()
+    );
+}
+
 fn find(query: &str) -> gitlab_mcp::search::Found {
     Index::new(&Policy::default()).find(&FindRequest {
         query: query.into(),
