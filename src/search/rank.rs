@@ -36,7 +36,7 @@ impl Class {
 
     fn name(self) -> &'static str {
         match self {
-            Self::Tag => "tag",
+            Self::Tag => "tags",
             Self::Action => "action",
             Self::Domain => "domain",
             Self::Title => "title",
@@ -361,7 +361,7 @@ impl Index {
             if phrased.contains(&document) {
                 score += PHRASE_BONUS;
                 if explain {
-                    why.push("tag phrase".to_owned());
+                    why.push("phrase in its tags".to_owned());
                 }
             }
             let agreement = self.agreement(&self.documents[d], intent, explain.then_some(&mut why));

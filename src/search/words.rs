@@ -88,14 +88,14 @@ mod tests {
     #[test]
     fn stems_meet() {
         for (a, b) in [
-            ("pipelines", "pipeline"),
-            ("issues", "issue"),
-            ("branches", "branch"),
-            ("merging", "merge"),
+            ("timelines", "timeline"),
+            ("tissues", "tissue"),
+            ("benches", "bench"),
+            ("purging", "purge"),
             ("running", "run"),
             ("statuses", "status"),
             ("comments", "comment"),
-            ("retries", "retry"),
+            ("queries", "query"),
         ] {
             assert_eq!(stem(a), stem(b), "{a} / {b}");
         }
