@@ -64,6 +64,8 @@ const IMPLIED_MISMATCH: i64 = -10;
 const UNNAMED_TARGET: i64 = -8;
 /// A question (with no verb) and an action that changes something.
 const QUESTION_MUTATION: i64 = -15;
+/// No verb (and no question), and an action that changes something.
+const UNASKED_MUTATION: i64 = -12;
 /// The request names the part of the domain the action works on (comments, a log, ...).
 const OBJECT_MATCH: i64 = 34;
 /// The action works on a part of its domain the request does not name.
@@ -417,13 +419,21 @@ impl Index {
                 Some(_) => points += IMPLIED_MISMATCH,
                 None => {}
             }
-            // Nothing named, no verb: reading one thing by its id is the less likely ask.
-            if intent.references.is_empty() && document.needs_target {
-                points += UNNAMED_TARGET;
+            // A change is asked for by a verb: a request that names none wants to read.
+            if document.action.is_mutation() {
+                points += if intent.question {
+                    QUESTION_MUTATION
+                } else {
+                    UNASKED_MUTATION
+                };
             }
-            if intent.question && document.action.is_mutation() {
-                points += QUESTION_MUTATION;
-            }
+        }
+        // Reading one thing by its id, and the request names nothing, or names no number
+        // for a thing read by one: the less likely ask.
+        if document.needs_target
+            && (intent.references.is_empty() || (document.needs_number && !intent.gives_number))
+        {
+            points += UNNAMED_TARGET;
         }
         if !document.objects.is_empty() {
             if document.objects.iter().any(|o| intent.objects.contains(o)) {
