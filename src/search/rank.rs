@@ -200,6 +200,11 @@ impl Index {
         // (the first thing asked for is usually the first thing to do), and clauses that
         // say no operation lower (they tend to be context: "the pipeline on main failed").
         if raw.len() >= LONG_PROMPT {
+            // Where each document's score is, so that merging a clause is linear.
+            let mut at: Vec<Option<usize>> = vec![None; self.documents.len()];
+            for (place, scored) in scores.iter().enumerate() {
+                at[scored.document as usize] = Some(place);
+            }
             for (position, clause) in clauses(raw).iter().enumerate() {
                 let reading = self.read(clause);
                 let mut factor = (90 - 8 * position as i64).max(50);
@@ -208,14 +213,15 @@ impl Index {
                 }
                 for mut scored in self.score(&reading, explain) {
                     scored.score = scored.score * factor / 100;
-                    match scores.iter_mut().find(|s| s.document == scored.document) {
-                        Some(existing) if existing.score >= scored.score => {}
-                        Some(existing) => {
+                    match at[scored.document as usize] {
+                        Some(place) if scores[place].score >= scored.score => {}
+                        Some(place) => {
                             scored.reasons.push(format!("clause {}", position + 1));
-                            *existing = scored;
+                            scores[place] = scored;
                         }
                         None => {
                             scored.reasons.push(format!("clause {}", position + 1));
+                            at[scored.document as usize] = Some(scores.len());
                             scores.push(scored);
                         }
                     }
@@ -323,9 +329,11 @@ impl Index {
 
         // Tags matched as whole phrases.
         let mut phrased: Vec<u32> = Vec::new();
+        let mut in_phrase = vec![false; count];
         for (at, first) in reading.stems.iter().enumerate() {
             for (document, phrase) in self.tag_phrases.get(first).into_iter().flatten() {
-                if reading.stems[at..].starts_with(phrase) && !phrased.contains(document) {
+                if reading.stems[at..].starts_with(phrase) && !in_phrase[*document as usize] {
+                    in_phrase[*document as usize] = true;
                     phrased.push(*document);
                 }
             }
@@ -360,7 +368,7 @@ impl Index {
                 Vec::new()
             };
             let mut score = points[d];
-            if phrased.contains(&document) {
+            if in_phrase[d] {
                 score += PHRASE_BONUS;
                 if explain {
                     why.push("phrase in its tags".to_owned());
