@@ -12,7 +12,7 @@ use super::rank::{Class, Query, Reading};
 use super::tokens::{self, Role};
 use super::words::{self, stem};
 use super::{FindRequest, Found};
-use crate::catalog::{self, Action, DomainInfo, Location, Vocabulary};
+use crate::catalog::{self, Action, DomainInfo, Location, ParamSpec, ParamType, Vocabulary};
 use crate::policy::Policy;
 use crate::text::edit_distance;
 
@@ -31,6 +31,8 @@ pub struct Document {
     pub caller: bool,
     /// Reads one thing named by a parameter (an iid, a SHA, a file path).
     pub needs_target: bool,
+    /// That thing is named by a number (an id or an iid).
+    pub needs_number: bool,
     pub shape: Shape,
     /// Term → strongest class it appears in.
     pub terms: HashMap<String, Class>,
@@ -232,7 +234,11 @@ impl Index {
                 operation,
                 objects,
                 caller: action.vocabulary.caller,
-                needs_target: shape == Shape::One && names_target(action),
+                needs_target: shape == Shape::One && !targets(action).is_empty(),
+                needs_number: shape == Shape::One
+                    && targets(action)
+                        .iter()
+                        .any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
                 terms,
             });
@@ -266,7 +272,11 @@ impl Index {
     /// catalog word (`access`, `accept`) is a word of its own.
     fn correct(&self, word: &str) -> Option<String> {
         let length = word.chars().count();
-        if length < 3 || !word.chars().all(char::is_alphabetic) || self.knows(word) {
+        if length < 3
+            || !word.chars().all(char::is_alphabetic)
+            || words::is_everyday(word)
+            || self.knows(word)
+        {
             return None;
         }
         let allowed = if length <= 6 { 1 } else { 2 };
@@ -476,15 +486,16 @@ impl Index {
     }
 }
 
-/// Whether an action reads one thing its parameters name beyond its container: a required
+/// The parameters that name the one thing an action reads, beyond its container: each required
 /// path parameter after the first (`{merge_request_iid}` in
 /// `/projects/{project_id}/merge_requests/{merge_request_iid}`).
-fn names_target(action: &Action) -> bool {
+fn targets(action: &Action) -> Vec<&'static ParamSpec> {
     let container = action
         .path
         .split('/')
         .find_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')));
     action
         .required_params()
-        .any(|p| p.location == Location::Path && Some(p.name) != container)
+        .filter(|p| p.location == Location::Path && Some(p.name) != container)
+        .collect()
 }

@@ -60,6 +60,9 @@ pub struct Intent {
     pub plural: bool,
     /// References in the head of the request.
     pub references: Vec<Reference>,
+    /// The request gives a number (`42`, `!42`, `#42`) anywhere: something can be read by
+    /// its id.
+    pub gives_number: bool,
     /// Domains the request names.
     pub domains: Vec<usize>,
     /// Domains a reference points at, and the reference.
@@ -111,6 +114,10 @@ impl Intent {
         }
         for token in tokens {
             if let Some(reference) = token.reference {
+                intent.gives_number |= matches!(
+                    reference,
+                    Reference::Number | Reference::Bang | Reference::Hash
+                );
                 let kind = reference.kind().unwrap_or_default();
                 for meant in lexicon.reference(kind) {
                     match reference {

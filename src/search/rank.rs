@@ -64,6 +64,8 @@ const IMPLIED_MISMATCH: i64 = -10;
 const UNNAMED_TARGET: i64 = -8;
 /// A question (with no verb) and an action that changes something.
 const QUESTION_MUTATION: i64 = -15;
+/// No verb (and no question), and an action that changes something.
+const UNASKED_MUTATION: i64 = -12;
 /// The request names the part of the domain the action works on (comments, a log, ...).
 const OBJECT_MATCH: i64 = 34;
 /// The action works on a part of its domain the request does not name.
@@ -198,6 +200,11 @@ impl Index {
         // (the first thing asked for is usually the first thing to do), and clauses that
         // say no operation lower (they tend to be context: "the pipeline on main failed").
         if raw.len() >= LONG_PROMPT {
+            // Where each document's score is, so that merging a clause is linear.
+            let mut at: Vec<Option<usize>> = vec![None; self.documents.len()];
+            for (place, scored) in scores.iter().enumerate() {
+                at[scored.document as usize] = Some(place);
+            }
             for (position, clause) in clauses(raw).iter().enumerate() {
                 let reading = self.read(clause);
                 let mut factor = (90 - 8 * position as i64).max(50);
@@ -206,14 +213,15 @@ impl Index {
                 }
                 for mut scored in self.score(&reading, explain) {
                     scored.score = scored.score * factor / 100;
-                    match scores.iter_mut().find(|s| s.document == scored.document) {
-                        Some(existing) if existing.score >= scored.score => {}
-                        Some(existing) => {
+                    match at[scored.document as usize] {
+                        Some(place) if scores[place].score >= scored.score => {}
+                        Some(place) => {
                             scored.reasons.push(format!("clause {}", position + 1));
-                            *existing = scored;
+                            scores[place] = scored;
                         }
                         None => {
                             scored.reasons.push(format!("clause {}", position + 1));
+                            at[scored.document as usize] = Some(scores.len());
                             scores.push(scored);
                         }
                     }
@@ -321,9 +329,11 @@ impl Index {
 
         // Tags matched as whole phrases.
         let mut phrased: Vec<u32> = Vec::new();
+        let mut in_phrase = vec![false; count];
         for (at, first) in reading.stems.iter().enumerate() {
             for (document, phrase) in self.tag_phrases.get(first).into_iter().flatten() {
-                if reading.stems[at..].starts_with(phrase) && !phrased.contains(document) {
+                if reading.stems[at..].starts_with(phrase) && !in_phrase[*document as usize] {
+                    in_phrase[*document as usize] = true;
                     phrased.push(*document);
                 }
             }
@@ -358,7 +368,7 @@ impl Index {
                 Vec::new()
             };
             let mut score = points[d];
-            if phrased.contains(&document) {
+            if in_phrase[d] {
                 score += PHRASE_BONUS;
                 if explain {
                     why.push("phrase in its tags".to_owned());
@@ -417,13 +427,21 @@ impl Index {
                 Some(_) => points += IMPLIED_MISMATCH,
                 None => {}
             }
-            // Nothing named, no verb: reading one thing by its id is the less likely ask.
-            if intent.references.is_empty() && document.needs_target {
-                points += UNNAMED_TARGET;
+            // A change is asked for by a verb: a request that names none wants to read.
+            if document.action.is_mutation() {
+                points += if intent.question {
+                    QUESTION_MUTATION
+                } else {
+                    UNASKED_MUTATION
+                };
             }
-            if intent.question && document.action.is_mutation() {
-                points += QUESTION_MUTATION;
-            }
+        }
+        // Reading one thing by its id, and the request names nothing, or names no number
+        // for a thing read by one: the less likely ask.
+        if document.needs_target
+            && (intent.references.is_empty() || (document.needs_number && !intent.gives_number))
+        {
+            points += UNNAMED_TARGET;
         }
         if !document.objects.is_empty() {
             if document.objects.iter().any(|o| intent.objects.contains(o)) {

@@ -20,6 +20,30 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
+/// Everyday English words that are one edit from a word a catalog may use (`long` and
+/// `log`, `got` and `get`, `three` and `tree`, `ran` and `raw`): spelt right, they mean
+/// themselves and are never read as a misspelling.
+const EVERYDAY_WORDS: &[&str] = &[
+    "able", "after", "again", "ago", "ahead", "ask", "asked", "away", "back", "bad", "been",
+    "best", "better", "big", "came", "come", "day", "days", "done", "down", "each", "else", "even",
+    "ever", "far", "few", "fine", "five", "four", "gave", "give", "goes", "going", "gone", "good",
+    "got", "great", "guy", "guys", "hand", "here", "high", "hour", "hours", "idea", "keep", "kept",
+    "kind", "knew", "know", "late", "later", "lead", "least", "left", "less", "like", "likes",
+    "line", "little", "long", "look", "looks", "lot", "lots", "low", "made", "many", "may",
+    "maybe", "mean", "means", "might", "more", "most", "much", "must", "near", "never", "next",
+    "nice", "nine", "old", "once", "only", "other", "over", "own", "part", "past", "put", "ran",
+    "rather", "ready", "real", "really", "right", "said", "same", "saw", "say", "says", "seen",
+    "send", "sent", "seven", "several", "she", "side", "since", "six", "soon", "still", "such",
+    "sure", "take", "taken", "takes", "tell", "ten", "three", "told", "took", "too", "tried",
+    "try", "two", "very", "wait", "way", "week", "weeks", "well", "went", "while", "who", "why",
+    "wish", "work", "works", "yet", "yes",
+];
+
+/// Whether a word is everyday English that is never taken for a misspelling.
+pub fn is_everyday(word: &str) -> bool {
+    EVERYDAY_WORDS.contains(&word)
+}
+
 /// Whether a character belongs to a word: letters, digits, `+` (`+1`) and `'` (`what's`).
 fn in_word(c: char) -> bool {
     c.is_alphanumeric() || c == '+' || c == '\''
