@@ -25,8 +25,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the MCP server over stdio (the default).
-    Serve,
+    /// Run the MCP server: over stdio (the default), or over Streamable HTTP with --http.
+    Serve(ServeArgs),
     /// Run one action and print its Markdown (or, with --json, the whole tool result).
     Call {
         /// Action id, such as merge_request.list.
@@ -108,10 +108,25 @@ pub enum Command {
     },
 }
 
+/// `serve`'s own settings: the HTTP transport and its protections.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub http: crate::http::HttpOptions,
+}
+
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let options = cli.options;
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => {
+    let command = match cli.command {
+        Some(command) => command,
+        None => Command::Serve(ServeArgs::from_environment()?),
+    };
+    match command {
+        Command::Serve(serve) => {
+            if let Some(settings) = serve.http.settings(options.connection.max_message_bytes)? {
+                serve_http(&options, settings).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let Some(connection) = options.connect().await? else {
                 eprintln!("{GETTING_STARTED}");
                 return Ok(ExitCode::from(2));
@@ -295,6 +310,31 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+impl ServeArgs {
+    /// `serve`'s settings when no command is given: from the environment (so
+    /// `GITLAB_MCP_HTTP=0.0.0.0:8080 gitlab-mcp` serves HTTP), else the defaults.
+    fn from_environment() -> anyhow::Result<Self> {
+        use clap::{Args as _, FromArgMatches as _};
+        let matches =
+            Self::augment_args(clap::Command::new("serve")).try_get_matches_from(["serve"])?;
+        Ok(Self::from_arg_matches(&matches)?)
+    }
+}
+
+/// `serve --http`: one server for many users, each request with its own token.
+async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> anyhow::Result<()> {
+    let upstream = options.upstream(settings.shared_token).await?;
+    let policy = std::sync::Arc::new(options.policy()?);
+    let surface = Surface::new(options.surface(), options.meta_param_schema, policy.clone());
+    let server = GitlabServer::per_request(
+        policy,
+        options.connection.max_result_bytes as usize,
+        surface,
+        options.capability_surface,
+    );
+    crate::http::serve(server, &upstream.gitlab, settings).await
 }
 
 /// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text.

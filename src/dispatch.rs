@@ -157,6 +157,10 @@ impl Dispatcher {
         &self.policy
     }
 
+    pub fn policy_arc(&self) -> Arc<Policy> {
+        self.policy.clone()
+    }
+
     pub fn context(&self) -> &Context {
         &self.context
     }

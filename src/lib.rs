@@ -25,6 +25,7 @@ pub mod dispatch;
 pub mod docs;
 pub mod gitlab;
 pub mod handlers;
+pub mod http;
 pub mod output;
 pub mod policy;
 pub mod prelude;

@@ -39,7 +39,8 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 
 /// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every
 /// line is scrubbed of the token and URL credentials (`redact::LogWriter`), and rmcp is
-/// held at `info`, because at `debug` it logs whole requests and results.
+/// held at `info`, because at `debug` it logs whole requests and results; below `debug`
+/// it is held at `warn`, because over HTTP it logs three `info` lines per request.
 fn init_logging(level: &str) {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
@@ -48,7 +49,14 @@ fn init_logging(level: &str) {
         .unwrap_or(tracing::Level::WARN);
     let filter = tracing_subscriber::filter::Targets::new()
         .with_default(level)
-        .with_target("rmcp", level.min(tracing::Level::INFO));
+        .with_target(
+            "rmcp",
+            if level >= tracing::Level::DEBUG {
+                tracing::Level::INFO
+            } else {
+                level.min(tracing::Level::WARN)
+            },
+        );
     tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(gitlab_mcp::redact::LogWriter)

@@ -19,7 +19,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::catalog::ContentKind;
-use crate::dispatch::{Dispatcher, Outcome};
+use crate::dispatch::{Context, Dispatcher, Outcome};
+use crate::gitlab::GitlabClient;
+use crate::policy::Policy;
 use crate::resources::{self, CapabilitySurface, EntityTemplate, Target};
 use crate::search::Index;
 use crate::surfaces::{Route, Surface, SurfaceKind};
@@ -28,25 +30,74 @@ use crate::surfaces::{Route, Surface, SurfaceKind};
 /// (GitLab's own limit for a comment is 1,000,000 characters), far below what would hurt.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+/// The MCP server. Everything in it is shared by every request and never changes: the
+/// catalog's surface, templates and search index, and the policy. Who calls GitLab is
+/// decided per request (`Access`).
 #[derive(Clone)]
 pub struct GitlabServer {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    dispatcher: Dispatcher,
+    access: Access,
+    policy: Arc<Policy>,
     surface: Surface,
     capability: CapabilitySurface,
     templates: Vec<EntityTemplate>,
     index: OnceLock<Index>,
 }
 
+/// Whose credentials a request runs with.
+enum Access {
+    /// stdio: the process's one dispatcher, with the token of the user who started it.
+    Fixed(Dispatcher),
+    /// Streamable HTTP: each request brings its `Caller` (attached by `http::gate`), and
+    /// gets a dispatcher of its own; a request without one is refused. Nothing of one
+    /// caller is kept for another. Fitting the catalog to a token (edition, scopes) slots
+    /// in here: a policy per token, computed on first use and keyed by the token itself.
+    PerRequest { result_budget: usize },
+}
+
+/// What the HTTP layer attaches to a request: the caller's own GitLab client (their token,
+/// and the instance they named, on the server's connection pool).
+#[derive(Clone)]
+pub struct Caller {
+    pub gitlab: GitlabClient,
+}
+
 impl GitlabServer {
+    /// A server whose every request runs with `dispatcher` (stdio).
     pub fn new(dispatcher: Dispatcher, surface: Surface, capability: CapabilitySurface) -> Self {
-        let templates = resources::entity_templates(&dispatcher);
+        let policy = dispatcher.policy_arc();
+        Self::with_access(Access::Fixed(dispatcher), policy, surface, capability)
+    }
+
+    /// A server whose requests each carry their own `Caller` (Streamable HTTP).
+    pub fn per_request(
+        policy: Arc<Policy>,
+        result_budget: usize,
+        surface: Surface,
+        capability: CapabilitySurface,
+    ) -> Self {
+        Self::with_access(
+            Access::PerRequest { result_budget },
+            policy,
+            surface,
+            capability,
+        )
+    }
+
+    fn with_access(
+        access: Access,
+        policy: Arc<Policy>,
+        surface: Surface,
+        capability: CapabilitySurface,
+    ) -> Self {
+        let templates = resources::entity_templates(&policy);
         Self {
             inner: Arc::new(Inner {
-                dispatcher,
+                access,
+                policy,
                 surface,
                 capability,
                 templates,
@@ -59,19 +110,59 @@ impl GitlabServer {
         &self.inner.surface
     }
 
-    pub fn dispatcher(&self) -> &Dispatcher {
-        &self.inner.dispatcher
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
     }
 
     fn index(&self) -> &Index {
         self.inner
             .index
-            .get_or_init(|| Index::new(self.inner.dispatcher.policy()))
+            .get_or_init(|| Index::new(&self.inner.policy))
+    }
+
+    /// The dispatcher this request runs with: the process's, or one made for the request's
+    /// own caller. Over HTTP a request without a caller is refused, never run with another
+    /// request's credentials.
+    pub fn dispatcher_for(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Dispatcher, McpError> {
+        match &self.inner.access {
+            Access::Fixed(dispatcher) => Ok(dispatcher.clone()),
+            Access::PerRequest { result_budget } => {
+                let caller = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<Caller>())
+                    .ok_or_else(|| {
+                        McpError::invalid_request(
+                            "This request carries no GitLab credentials.",
+                            None,
+                        )
+                    })?;
+                let context =
+                    Context::new(caller.gitlab.clone()).with_result_budget(*result_budget);
+                Ok(Dispatcher::new(context, self.inner.policy.clone()))
+            }
+        }
+    }
+
+    /// Runs `work` so that every log line it writes is scrubbed of this request's token
+    /// too (over stdio the token is registered for the whole process at start).
+    async fn scoped<T>(&self, dispatcher: &Dispatcher, work: impl Future<Output = T>) -> T {
+        match &self.inner.access {
+            Access::Fixed(_) => work.await,
+            Access::PerRequest { .. } => {
+                let redactor = dispatcher.context().gitlab().shared_redactor();
+                crate::redact::scoped(redactor, work).await
+            }
+        }
     }
 
     /// Answers one tool call: the same path for the server and for `gitlab-mcp call`.
     pub async fn call(
         &self,
+        dispatcher: &Dispatcher,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Option<Outcome> {
@@ -80,7 +171,7 @@ impl GitlabServer {
                 action,
                 args,
                 confirm,
-            } => self.inner.dispatcher.call(&action, args, confirm).await,
+            } => dispatcher.call(&action, args, confirm).await,
             Route::Find(request) => crate::surfaces::find(self.index(), &request),
             Route::Repair(message) => Outcome::error(message),
         })
@@ -170,10 +261,11 @@ impl ServerHandler for GitlabServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
+        let dispatcher = self.dispatcher_for(&context)?;
         // `notifications/cancelled` fires the token; dropping the call drops its GitLab
         // request, which closes the connection.
         let outcome = tokio::select! {
-            outcome = self.call(&request.name, arguments) => outcome,
+            outcome = self.scoped(&dispatcher, self.call(&dispatcher, &request.name, arguments)) => outcome,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled by the client");
                 return Err(McpError::new(ErrorCode(-32800), "Request cancelled", None));
@@ -229,7 +321,7 @@ impl ServerHandler for GitlabServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri;
         let templates: &[EntityTemplate] = if self.inner.capability == CapabilitySurface::Full {
@@ -240,13 +332,16 @@ impl ServerHandler for GitlabServer {
         let text = match resources::parse(&uri, templates) {
             Some(Target::Manifest) => resources::pretty(&resources::manifest(
                 &self.inner.surface,
-                &self.inner.dispatcher,
+                &self.inner.policy,
             )),
-            Some(Target::Action(action)) if self.inner.dispatcher.policy().allows(action) => {
+            Some(Target::Action(action)) if self.inner.policy.allows(action) => {
                 resources::pretty(&resources::action(&self.inner.surface, action))
             }
             Some(Target::Entity { action, args }) => {
-                let outcome = self.inner.dispatcher.run(action, args, false).await;
+                let dispatcher = self.dispatcher_for(&context)?;
+                let outcome = self
+                    .scoped(&dispatcher, dispatcher.run(action, args, false))
+                    .await;
                 match (&outcome.structured, outcome.is_error) {
                     (Some(structured), false) => resources::entity_text(structured),
                     _ => {

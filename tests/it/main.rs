@@ -4,10 +4,12 @@
 
 mod support;
 
+mod deploy;
 mod errors;
 mod faults;
 mod generated;
 mod golden;
+mod http;
 mod jsonrpc;
 mod mcp;
 mod paths;
