@@ -79,8 +79,15 @@ pub fn catalog_entry(action: &Action) -> Value {
         "idempotent": action.safety.idempotent,
         "params": params,
         "result": result,
-        "hints": action.hints.iter().map(|h| h.action).collect::<Vec<_>>(),
+        // Two hints may name one action for different states of the result.
+        "hints": action.hints.iter().fold(Vec::new(), |mut targets, hint| {
+            if !targets.contains(&hint.action) {
+                targets.push(hint.action);
+            }
+            targets
+        }),
         "example": action.example_args(),
+        "requires": requires(action),
     });
     if let Some(handler) = action.handler {
         entry["handler"] = json!(handler);
@@ -226,4 +233,16 @@ pub fn write_all(dir: &Path, check_only: bool) -> anyhow::Result<Vec<PathBuf>> {
         }
     }
     Ok(stale)
+}
+
+/// What an instance and a token need: tier, scope, and the role or admin when declared.
+fn requires(action: &Action) -> Value {
+    let mut requires = json!({"tier": action.requires.tier.name(), "scope": action.scope().name()});
+    if let Some(role) = action.requires.role {
+        requires["role"] = json!(role.name());
+    }
+    if action.requires.admin {
+        requires["admin"] = json!(true);
+    }
+    requires
 }

@@ -14,10 +14,11 @@ pub use runtime::*;
 pub mod runtime {
     pub use crate::catalog::{
         Action, ActionParams, ArgReader, CellKind, DomainInfo, Entity, FenceLanguage, Field,
-        FieldType, FieldView, Hint, Location, ParamEnum, ParamSpec, ParamType, Reference,
-        ResourcePolicy, ResourceSpec, ResultShape, Safety, View, plan,
+        FieldType, FieldView, Hint, HintCondition, JsonObject, Location, ObjectParam, ParamEnum,
+        ParamSpec, ParamType, Reference, Requires, ResourcePolicy, ResourceSpec, ResultShape, Role,
+        Safety, Tier, TokenScope, View, plan,
     };
-    pub use crate::gitlab::{Method, PathOrId, Request};
+    pub use crate::gitlab::{Method, PathOrId, Request, put};
     pub use crate::output::Done;
-    pub use crate::param_enum;
+    pub use crate::{object_param, param_enum};
 }

@@ -76,9 +76,13 @@ impl ParamProblems {
     }
 }
 
-/// The arguments of one call, read parameter by parameter.
+/// The arguments of one call (or the fields of one object argument), read parameter by
+/// parameter.
 pub struct ArgReader {
-    action: &'static Action,
+    /// The parameters read: an action's, or an object parameter's fields.
+    specs: &'static [ParamSpec],
+    /// The action, named in problems.
+    owner: &'static str,
     /// The value given for each parameter (by index in `action.params`) and the key the
     /// caller used for it.
     given: Vec<Option<(String, Value)>>,
@@ -90,22 +94,29 @@ pub struct ArgReader {
 
 impl ArgReader {
     pub fn new(action: &'static Action, args: Args) -> Self {
+        Self::over(action.params, action.id, args)
+    }
+
+    /// A reader over any parameter list: an object parameter's fields, say.
+    pub fn over(specs: &'static [ParamSpec], owner: &'static str, args: Args) -> Self {
         let mut reader = Self {
-            action,
-            given: vec![None; action.params.len()],
+            specs,
+            owner,
+            given: vec![None; specs.len()],
             normalized: Map::new(),
             problems: Vec::new(),
         };
         for (key, value) in args {
             let Some(index) = reader.index_of(&key) else {
-                let problem = unknown(action, &key);
+                let what = if owner.is_empty() { "object" } else { "action" };
+                let problem = unknown(specs, &key, what);
                 reader.problems.push((Some(key), problem));
                 continue;
             };
             if value.is_null() {
                 continue;
             }
-            let name = action.params[index].name;
+            let name = specs[index].name;
             if reader.given[index].is_some() {
                 reader.problems.push((
                     Some(key.clone()),
@@ -119,7 +130,7 @@ impl ArgReader {
     }
 
     fn index_of(&self, key: &str) -> Option<usize> {
-        let params = self.action.params;
+        let params = self.specs;
         params
             .iter()
             .position(|p| p.name == key)
@@ -128,8 +139,8 @@ impl ArgReader {
 
     /// Takes and converts the value given for `name`; `None` when absent or refused.
     fn take<T: FromParam>(&mut self, name: &str) -> Option<T> {
-        let index = self.action.params.iter().position(|p| p.name == name)?;
-        let spec = &self.action.params[index];
+        let index = self.specs.iter().position(|p| p.name == name)?;
+        let spec = &self.specs[index];
         let (key, value) = self.given[index].take()?;
         match convert::<T>(spec, value) {
             Ok((typed, normalized)) => {
@@ -145,7 +156,7 @@ impl ArgReader {
     }
 
     fn spec(&self, name: &str) -> Option<&'static ParamSpec> {
-        self.action.param(name)
+        self.specs.iter().find(|p| p.name == name)
     }
 
     /// A required parameter; its absence is a problem.
@@ -199,9 +210,9 @@ impl ArgReader {
             (None, None) => std::cmp::Ordering::Equal,
         });
         Err(ParamProblems {
-            action: self.action.id,
+            action: self.owner,
             problems: self.problems.into_iter().map(|(_, p)| p).collect(),
-            accepted: accepted(self.action),
+            accepted: accepted_of(self.specs),
         })
     }
 }
@@ -318,8 +329,9 @@ impl<T: FromParam> FromParam for Vec<T> {
         };
         let mut typed = Vec::with_capacity(items.len());
         let mut normalized = Vec::with_capacity(items.len());
-        for item in items {
-            let (value, json) = T::from_param(item).map_err(|e| format!("an item: {e}"))?;
+        for (index, item) in items.into_iter().enumerate() {
+            let (value, json) =
+                T::from_param(item).map_err(|e| format!("item {}: {e}", index + 1))?;
             typed.push(value);
             normalized.push(json);
         }
@@ -390,6 +402,64 @@ macro_rules! param_enum {
     };
 }
 
+/// The JSON object of a request body, and of an object parameter's item.
+pub type JsonObject = Map<String, Value>;
+
+/// One object of an `[object]` parameter (a commit's file actions, a release's links):
+/// generated per parameter, read field by field like an action's own parameters.
+pub trait ObjectParam: Sized + 'static {
+    const FIELDS: &'static [ParamSpec];
+
+    fn check(fields: &mut ArgReader) -> Self;
+
+    /// Writes the fields into the object GitLab receives, under GitLab's names.
+    fn write(&self, body: &mut JsonObject);
+}
+
+/// Reads one object of an `[object]` parameter: unknown fields refused, every problem
+/// named.
+pub fn object_from_param<T: ObjectParam>(value: Value) -> Result<(T, Value), String> {
+    let Value::Object(fields) = value else {
+        return Err(format!("expected an object, got {}", describe(&value)));
+    };
+    let mut reader = ArgReader::over(T::FIELDS, "", fields);
+    let item = T::check(&mut reader);
+    match reader.finish() {
+        Ok(normalized) => Ok((item, Value::Object(normalized))),
+        Err(problems) => Err(format!(
+            "{} (its fields: {})",
+            problems.problems.join("; "),
+            problems.accepted
+        )),
+    }
+}
+
+/// Declares a generated object parameter's behaviour: `FromParam` and its JSON.
+#[macro_export]
+macro_rules! object_param {
+    ($name:ident) => {
+        impl $crate::catalog::FromParam for $name {
+            fn from_param(
+                value: ::serde_json::Value,
+            ) -> ::std::result::Result<(Self, ::serde_json::Value), ::std::string::String> {
+                $crate::catalog::object_from_param(value)
+            }
+        }
+
+        impl $crate::gitlab::WireValue for $name {
+            fn wire(&self) -> $crate::gitlab::WireText {
+                $crate::gitlab::WireText::One($crate::gitlab::WireValue::json(self).to_string())
+            }
+
+            fn json(&self) -> ::serde_json::Value {
+                let mut body = $crate::catalog::JsonObject::new();
+                <Self as $crate::catalog::ObjectParam>::write(self, &mut body);
+                ::serde_json::Value::Object(body)
+            }
+        }
+    };
+}
+
 fn describe(value: &Value) -> String {
     let text = crate::output::json::to_text(value);
     if text.chars().count() > 40 {
@@ -400,36 +470,38 @@ fn describe(value: &Value) -> String {
 }
 
 /// "`foo` is not a parameter" plus the closest real name, if one is close.
-fn unknown(action: &Action, key: &str) -> String {
+fn unknown(specs: &[ParamSpec], key: &str, what: &str) -> String {
     // `merge_request_id` is GitLab's global id, a different number from the `!12` the
     // action wants: say so rather than suggest passing it on.
     if let Some(stem) = key.strip_suffix("_id") {
         let iid = format!("{stem}_iid");
-        if let Some(param) = action.params.iter().find(|p| p.name == iid) {
+        if let Some(param) = specs.iter().find(|p| p.name == iid) {
             return format!(
-                "`{key}` is not a parameter of this action: it takes `{}`, the number within the project (the `12` in `!12` or `#12`), which is not the global id",
+                "`{key}` is not a parameter of this {what}: it takes `{}`, the number within the project (the `12` in `!12` or `#12`), which is not the global id",
                 param.name
             );
         }
     }
-    let closest = action
-        .params
+    let closest = specs
         .iter()
         .map(|p| (crate::text::edit_distance(key, p.name), p.name))
         .filter(|(distance, name)| *distance <= 2 || name.contains(key) || key.contains(name))
         .min();
     match closest {
         Some((_, name)) => {
-            format!("`{key}` is not a parameter of this action; did you mean `{name}`?")
+            format!("`{key}` is not a parameter of this {what}; did you mean `{name}`?")
         }
-        None => format!("`{key}` is not a parameter of this action"),
+        None => format!("`{key}` is not a parameter of this {what}"),
     }
 }
 
 /// `project_id` (required, string|integer), `state` (one of opened, closed, ...), ...
 pub fn accepted(action: &Action) -> String {
-    let list: Vec<String> = action
-        .params
+    accepted_of(action.params)
+}
+
+fn accepted_of(specs: &[ParamSpec]) -> String {
+    let list: Vec<String> = specs
         .iter()
         .map(|p| {
             let mut notes = Vec::new();

@@ -12,8 +12,8 @@ mod entity;
 mod template;
 
 pub use args::{
-    ActionParams, ArgReader, FromParam, ParamEnum, ParamProblems, Plan, accepted, enum_from_param,
-    plan,
+    ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,
+    accepted, enum_from_param, object_from_param, plan,
 };
 pub use conform::{conform, strip_content_only};
 pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
@@ -64,6 +64,107 @@ pub struct Action {
     pub output_schema_json: &'static str,
     /// Checks a call's arguments: `catalog::plan` with this action's `Params`.
     pub plan: fn(&'static Action, Args) -> Result<Plan, ParamProblems>,
+    /// What an instance and a token need to run it.
+    pub requires: Requires,
+}
+
+/// What an instance and a token need to run an action. Instance fitting hides what the
+/// edition or the token cannot run; the role is GitLab's to check and is shown in docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Requires {
+    pub tier: Tier,
+    /// `None`: `read_api` for a read, `api` for a write.
+    pub scope: Option<TokenScope>,
+    pub role: Option<Role>,
+    pub admin: bool,
+}
+
+impl Requires {
+    /// Any edition, the scope the safety implies, any role.
+    pub const ANYONE: Self = Self {
+        tier: Tier::Free,
+        scope: None,
+        role: None,
+        admin: false,
+    };
+
+    pub const fn tier(mut self, tier: Tier) -> Self {
+        self.tier = tier;
+        self
+    }
+
+    pub const fn scope(mut self, scope: TokenScope) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    pub const fn role(mut self, role: Role) -> Self {
+        self.role = Some(role);
+        self
+    }
+
+    pub const fn admin(mut self) -> Self {
+        self.admin = true;
+        self
+    }
+}
+
+/// GitLab's tiers, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    Free,
+    Premium,
+    Ultimate,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Free => "free",
+            Self::Premium => "premium",
+            Self::Ultimate => "ultimate",
+        }
+    }
+}
+
+/// A token's API scope: `read_api` reads, `api` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenScope {
+    ReadApi,
+    Api,
+}
+
+impl TokenScope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadApi => "read_api",
+            Self::Api => "api",
+        }
+    }
+}
+
+/// Project and group roles, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Guest,
+    Planner,
+    Reporter,
+    Developer,
+    Maintainer,
+    Owner,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Guest => "guest",
+            Self::Planner => "planner",
+            Self::Reporter => "reporter",
+            Self::Developer => "developer",
+            Self::Maintainer => "maintainer",
+            Self::Owner => "owner",
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -83,6 +184,8 @@ pub struct ParamSpec {
     pub aliases: &'static [&'static str],
     /// GitLab's name for the parameter, where it differs from ours.
     pub api_name: &'static str,
+    /// For a list of objects: each object's fields.
+    pub items: &'static [ParamSpec],
 }
 
 impl ParamSpec {
@@ -100,6 +203,7 @@ impl ParamSpec {
             maximum: None,
             aliases: &[],
             api_name: name,
+            items: &[],
         }
     }
 
@@ -139,6 +243,12 @@ impl ParamSpec {
         self
     }
 
+    /// The fields of each object of an object list.
+    pub const fn items(mut self, items: &'static [ParamSpec]) -> Self {
+        self.items = items;
+        self
+    }
+
     pub const fn api_name(mut self, api_name: &'static str) -> Self {
         self.api_name = api_name;
         self
@@ -155,6 +265,8 @@ pub enum ParamType {
     PathOrId,
     StringList,
     IntegerList,
+    /// A list of objects whose fields are the spec's `items`.
+    ObjectList,
 }
 
 impl ParamType {
@@ -168,6 +280,7 @@ impl ParamType {
             Self::PathOrId => "a numeric id or a full path such as `group/project`",
             Self::StringList => "an array of strings",
             Self::IntegerList => "an array of integers",
+            Self::ObjectList => "an array of objects",
         }
     }
 
@@ -181,6 +294,7 @@ impl ParamType {
             Self::PathOrId => "string|integer",
             Self::StringList => "string[]",
             Self::IntegerList => "integer[]",
+            Self::ObjectList => "object[]",
         }
     }
 }
@@ -366,16 +480,59 @@ pub enum ResourcePolicy {
     Always,
 }
 
-/// A next step a result suggests: an action and why.
+/// A next step a result suggests: an action, why, and the result's state it fits (a
+/// successful pipeline has no failed jobs to look at).
 #[derive(Debug, Clone, Copy)]
 pub struct Hint {
     pub action: &'static str,
     pub text: &'static str,
+    /// All must hold for the hint to be offered.
+    pub conditions: &'static [HintCondition],
+}
+
+/// A field of the result, tested against values: `status` is `failed` (or, negated, is not).
+#[derive(Debug, Clone, Copy)]
+pub struct HintCondition {
+    pub field: &'static str,
+    pub values: &'static [&'static str],
+    pub negated: bool,
+}
+
+impl HintCondition {
+    pub const fn new(field: &'static str, values: &'static [&'static str], negated: bool) -> Self {
+        Self {
+            field,
+            values,
+            negated,
+        }
+    }
+
+    fn holds(&self, result: &serde_json::Map<String, serde_json::Value>) -> bool {
+        let value = match result.get(self.field) {
+            Some(serde_json::Value::String(text)) => text.clone(),
+            Some(serde_json::Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        self.values.contains(&value.as_str()) != self.negated
+    }
 }
 
 impl Hint {
     pub const fn new(action: &'static str, text: &'static str) -> Self {
-        Self { action, text }
+        Self {
+            action,
+            text,
+            conditions: &[],
+        }
+    }
+
+    pub const fn when(self, conditions: &'static [HintCondition]) -> Self {
+        Self { conditions, ..self }
+    }
+
+    /// Whether the hint fits this structured result.
+    pub fn fits(&self, result: &serde_json::Map<String, serde_json::Value>) -> bool {
+        self.conditions.iter().all(|c| c.holds(result))
     }
 }
 
@@ -420,6 +577,7 @@ impl Action {
         input_schema_json: "{}",
         output_schema_json: "{}",
         plan: plan::<NoParams>,
+        requires: Requires::ANYONE,
     };
 
     pub fn content_kind(&self) -> ContentKind {
@@ -449,6 +607,15 @@ impl Action {
 
     pub fn is_mutation(&self) -> bool {
         !self.safety.read_only
+    }
+
+    /// The token scope the action needs: declared, or what its safety implies.
+    pub fn scope(&self) -> TokenScope {
+        self.requires.scope.unwrap_or(if self.safety.read_only {
+            TokenScope::ReadApi
+        } else {
+            TokenScope::Api
+        })
     }
 
     /// The JSON Schema of the params (without the `confirm` flag surfaces add).

@@ -20,6 +20,17 @@ pub struct Manifest {
     pub domains: Vec<(PathBuf, DomainFile)>,
 }
 
+impl Manifest {
+    /// The file that declares `domain`, for diagnostics.
+    pub fn file_of(&self, domain: &str) -> PathBuf {
+        self.domains
+            .iter()
+            .find(|(_, file)| file.domain == domain)
+            .map(|(path, _)| path.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// The shared file's name inside `actions/`.
 pub const SHARED_FILE: &str = "shared.yaml";
 

@@ -55,6 +55,10 @@ pub struct ActionDef {
     pub not_found: Option<String>,
     #[serde(default)]
     pub hints: Vec<HintDef>,
+    /// What an instance and a token need to run the action; absent: any edition, and a
+    /// token with `read_api` (reads) or `api` (writes).
+    #[serde(default)]
+    pub requires: Option<RequiresDef>,
     pub example: IndexMap<String, serde_json::Value>,
 }
 
@@ -95,6 +99,9 @@ pub struct ParamDef {
     pub aliases: Option<Vec<String>>,
     #[serde(default)]
     pub api_name: Option<String>,
+    /// For an `[object]` parameter: the fields of each object.
+    #[serde(default)]
+    pub items: Option<IndexMap<String, ParamDef>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -181,11 +188,60 @@ pub enum ResourcePolicy {
     Always,
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequiresDef {
+    /// The lowest GitLab tier that has the operation.
+    #[serde(default)]
+    pub tier: Option<Tier>,
+    /// The token scope it needs; by default `read_api` for a read, `api` for a write.
+    #[serde(default)]
+    pub scope: Option<TokenScope>,
+    /// The lowest role in the project or group (informational: GitLab checks it).
+    #[serde(default)]
+    pub role: Option<Role>,
+    /// Only an instance administrator may call it.
+    #[serde(default)]
+    pub admin: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Free,
+    Premium,
+    Ultimate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenScope {
+    ReadApi,
+    Api,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Guest,
+    Planner,
+    Reporter,
+    Developer,
+    Maintainer,
+    Owner,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HintDef {
     pub action: String,
     pub text: String,
+    /// Only when each named field of the result has one of these values.
+    #[serde(default)]
+    pub when: IndexMap<String, Vec<serde_json::Value>>,
+    /// Not when a named field of the result has one of these values.
+    #[serde(default)]
+    pub unless: IndexMap<String, Vec<serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

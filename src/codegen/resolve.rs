@@ -13,8 +13,8 @@ use indexmap::IndexMap;
 use super::Diagnostic;
 use super::load::Manifest;
 use super::model::{
-    ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation,
-    ResourcePolicy, SafetyDef, TypeDef,
+    ActionDef, FieldDef, FieldKind, FieldViewDef, HintDef, HttpMethod, ParamDef, ParamLocation,
+    ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
 };
 
 pub struct Catalog {
@@ -59,8 +59,19 @@ pub struct Action {
     pub safety: SafetyDef,
     pub resource: Option<(ResourcePolicy, String)>,
     pub not_found: Option<String>,
-    pub hints: Vec<(String, String)>,
+    pub hints: Vec<Hint>,
     pub example: serde_json::Value,
+    pub requires: Requires,
+}
+
+/// What an instance and a token need to run an action, with defaults filled in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Requires {
+    pub tier: Tier,
+    /// `None`: what the safety implies (`read_api` for reads, `api` for writes).
+    pub scope: Option<TokenScope>,
+    pub role: Option<Role>,
+    pub admin: bool,
 }
 
 pub enum Segment {
@@ -82,6 +93,8 @@ pub struct Param {
     pub api_name: String,
     /// The generated enum of an enumerated parameter (`EnumType::name`).
     pub enum_type: Option<String>,
+    /// For an `[object]` parameter: each object's fields.
+    pub items: Vec<Param>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -93,6 +106,7 @@ pub enum ParamType {
     PathOrId,
     StringList,
     IntegerList,
+    ObjectList,
 }
 
 impl ParamType {
@@ -105,6 +119,7 @@ impl ParamType {
             "path_or_id" => Self::PathOrId,
             "[string]" => Self::StringList,
             "[integer]" => Self::IntegerList,
+            "[object]" => Self::ObjectList,
             _ => return None,
         })
     }
@@ -120,9 +135,18 @@ impl ParamType {
             (Self::PathOrId, Value::Number(n)) => n.is_i64(),
             (Self::StringList, Value::Array(items)) => items.iter().all(Value::is_string),
             (Self::IntegerList, Value::Array(items)) => items.iter().all(|item| item.is_i64()),
+            (Self::ObjectList, Value::Array(items)) => items.iter().all(Value::is_object),
             _ => false,
         }
     }
+}
+
+/// A next step: its target action, its text, and the result's state it fits.
+pub struct Hint {
+    pub action: String,
+    pub text: String,
+    /// `(field, values, negated)`: the field's value is (or, negated, is not) one of these.
+    pub conditions: Vec<(String, Vec<String>, bool)>,
 }
 
 pub enum Output {
@@ -222,6 +246,7 @@ pub const RESERVED_TYPES: &[&str] = &[
     "FieldType",
     "FieldView",
     "Hint",
+    "HintCondition",
     "Location",
     "Method",
     "ParamEnum",
@@ -235,6 +260,12 @@ pub const RESERVED_TYPES: &[&str] = &[
     "ResultShape",
     "Safety",
     "View",
+    "Requires",
+    "JsonObject",
+    "ObjectParam",
+    "Role",
+    "Tier",
+    "TokenScope",
     // every action module
     "Params",
     "Output",
@@ -929,7 +960,12 @@ fn resolve_action(
     let hints = def
         .hints
         .iter()
-        .map(|hint| (hint.action.clone(), normalize_space(&hint.text)))
+        .enumerate()
+        .map(|(index, hint)| Hint {
+            action: hint.action.clone(),
+            text: normalize_space(&hint.text),
+            conditions: hint_conditions(scope, index, hint, &output, types),
+        })
         .collect();
 
     let example = serde_json::Value::Object(
@@ -967,6 +1003,33 @@ fn resolve_action(
         }
     }
 
+    let requires = def.requires.as_ref().map_or(
+        Requires {
+            tier: Tier::Free,
+            scope: None,
+            role: None,
+            admin: false,
+        },
+        |requires| Requires {
+            tier: requires.tier.unwrap_or(Tier::Free),
+            scope: requires.scope,
+            role: requires.role,
+            admin: requires.admin,
+        },
+    );
+    if requires.scope == Some(TokenScope::ReadApi) && !def.safety.read_only {
+        scope.error(
+            "requires.scope",
+            "a `read_api` token cannot change anything; a write needs `api`",
+        );
+    }
+    if requires.scope == Some(TokenScope::Api) && def.safety.read_only {
+        scope.error(
+            "requires.scope",
+            "`api` is already implied for writes only; a read needs `read_api` (leave it out)",
+        );
+    }
+
     (scope.diagnostics.len() == errors_before).then(|| Action {
         id: scope.id.clone(),
         domain: domain.to_owned(),
@@ -988,6 +1051,7 @@ fn resolve_action(
         not_found: def.not_found.as_deref().map(normalize_space),
         hints,
         example,
+        requires,
     })
 }
 
@@ -1062,6 +1126,7 @@ fn resolve_params(
                 location: local.location.or(base.location),
                 aliases: local.aliases.clone().or_else(|| base.aliases.clone()),
                 api_name: local.api_name.clone().or_else(|| base.api_name.clone()),
+                items: local.items.clone().or_else(|| base.items.clone()),
             },
             (true, None) => {
                 scope.error(
@@ -1074,7 +1139,7 @@ fn resolve_params(
         };
         let written = merged.ty.clone().unwrap_or_default();
         let Some(ty) = ParamType::parse(&written) else {
-            scope.error(&format!("{key}.type"), format!("unknown type `{written}` (string, integer, number, boolean, path_or_id, [string], [integer])"));
+            scope.error(&format!("{key}.type"), format!("unknown type `{written}` (string, integer, number, boolean, path_or_id, [string], [integer], [object])"));
             continue;
         };
         let in_path = path_params.contains(&name.as_str());
@@ -1112,94 +1177,44 @@ fn resolve_params(
                 "a path parameter is a string, an integer or `path_or_id`",
             );
         }
-        let Some(description) = merged
-            .description
-            .as_deref()
-            .map(normalize_space)
-            .filter(|d| !d.is_empty())
-        else {
-            scope.error(&format!("{key}.description"), "missing");
-            continue;
-        };
-        let values = merged.values.clone().unwrap_or_default();
-        let mut variants = BTreeMap::new();
-        for value in &values {
-            if let Some(other) = variants.insert(variant_name(value), value) {
+        let items = match (ty, &merged.items) {
+            (ParamType::ObjectList, Some(items)) => resolve_items(scope, &key, items),
+            (ParamType::ObjectList, None) => {
                 scope.error(
-                    &format!("{key}.enum"),
-                    format!("`{other}` and `{value}` would be the same Rust variant"),
+                    &format!("{key}.items"),
+                    "an `[object]` parameter lists its objects' fields in `items`",
                 );
+                continue;
             }
-        }
-        if !values.is_empty() && ty != ParamType::String {
-            scope.error(&format!("{key}.enum"), "only string parameters take `enum`");
-        }
-        let default = match &merged.default {
-            None => None,
-            Some(value) => match value {
-                value
-                    if ty.accepts(value)
-                        && (values.is_empty() || values.iter().any(|v| value == v)) =>
-                {
-                    Some(value.clone())
-                }
-                _ => {
-                    scope.error(
-                        &format!("{key}.default"),
-                        "does not match the parameter's type or `enum`",
-                    );
-                    None
-                }
-            },
+            (_, Some(_)) => {
+                scope.error(
+                    &format!("{key}.items"),
+                    "only an `[object]` parameter has `items`",
+                );
+                continue;
+            }
+            (_, None) => Vec::new(),
         };
-        if location == ParamLocation::Local && def.handler.is_none() {
+        if ty == ParamType::ObjectList && location != ParamLocation::Body {
             scope.error(
                 &format!("{key}.in"),
-                "`local` parameters are read by a `handler`, and this action has none",
+                "a list of objects is sent in the body",
             );
         }
-        if default.is_some() && required {
-            scope.error(
-                &format!("{key}.default"),
-                "a required parameter has no default",
-            );
-        }
-        if (merged.minimum.is_some() || merged.maximum.is_some())
-            && !matches!(ty, ParamType::Integer | ParamType::Number)
-        {
-            scope.error(&format!("{key}.minimum"), "bounds apply to numbers only");
-        }
-        if let (Some(min), Some(max)) = (merged.minimum, merged.maximum)
-            && min > max
-        {
-            scope.error(&format!("{key}.maximum"), "is below `minimum`");
-        }
-        let aliases = merged.aliases.clone().unwrap_or_default();
-        for alias in &aliases {
-            if !seen_names.insert(alias.clone()) {
-                scope.error(
-                    &format!("{key}.aliases"),
-                    format!("`{alias}` is already a name or alias of another parameter"),
-                );
-            }
-        }
-        if !seen_names.insert(name.clone()) {
-            scope.error(&key, "is already an alias of another parameter");
-        }
-        params.push(Param {
-            api_name: merged.api_name.clone().unwrap_or_else(|| name.clone()),
+        let has_handler = def.handler.is_some();
+        if let Some(param) = checked_param(
+            scope,
+            &key,
             name,
+            &merged,
             ty,
-            required,
-            description,
-            values,
-            default,
-            minimum: merged.minimum,
-            maximum: merged.maximum,
             location,
-            aliases,
-            enum_type: None,
-        });
+            required,
+            has_handler,
+            &mut seen_names,
+        ) {
+            params.push(Param { items, ..param });
+        }
     }
     for placeholder in path_params {
         if !params.iter().any(|p| p.name == placeholder) {
@@ -1210,6 +1225,214 @@ fn resolve_params(
         }
     }
     params
+}
+
+/// The checks every parameter passes, an action's or an object's field.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call per parameter, each argument named"
+)]
+fn checked_param(
+    scope: &mut Scope<'_>,
+    key: &str,
+    name: String,
+    merged: &ParamDef,
+    ty: ParamType,
+    location: ParamLocation,
+    required: bool,
+    has_handler: bool,
+    seen_names: &mut BTreeSet<String>,
+) -> Option<Param> {
+    let Some(description) = merged
+        .description
+        .as_deref()
+        .map(normalize_space)
+        .filter(|d| !d.is_empty())
+    else {
+        scope.error(&format!("{key}.description"), "missing");
+        return None;
+    };
+    let values = merged.values.clone().unwrap_or_default();
+    let mut variants = BTreeMap::new();
+    for value in &values {
+        if let Some(other) = variants.insert(variant_name(value), value) {
+            scope.error(
+                &format!("{key}.enum"),
+                format!("`{other}` and `{value}` would be the same Rust variant"),
+            );
+        }
+    }
+    if !values.is_empty() && ty != ParamType::String {
+        scope.error(&format!("{key}.enum"), "only string parameters take `enum`");
+    }
+    let default = match &merged.default {
+        None => None,
+        Some(value) => match value {
+            value
+                if ty.accepts(value)
+                    && (values.is_empty() || values.iter().any(|v| value == v)) =>
+            {
+                Some(value.clone())
+            }
+            _ => {
+                scope.error(
+                    &format!("{key}.default"),
+                    "does not match the parameter's type or `enum`",
+                );
+                None
+            }
+        },
+    };
+    if location == ParamLocation::Local && !has_handler {
+        scope.error(
+            &format!("{key}.in"),
+            "`local` parameters are read by a `handler`, and this action has none",
+        );
+    }
+    if default.is_some() && required {
+        scope.error(
+            &format!("{key}.default"),
+            "a required parameter has no default",
+        );
+    }
+    if (merged.minimum.is_some() || merged.maximum.is_some())
+        && !matches!(ty, ParamType::Integer | ParamType::Number)
+    {
+        scope.error(&format!("{key}.minimum"), "bounds apply to numbers only");
+    }
+    if let (Some(min), Some(max)) = (merged.minimum, merged.maximum)
+        && min > max
+    {
+        scope.error(&format!("{key}.maximum"), "is below `minimum`");
+    }
+    let aliases = merged.aliases.clone().unwrap_or_default();
+    for alias in &aliases {
+        if !seen_names.insert(alias.clone()) {
+            scope.error(
+                &format!("{key}.aliases"),
+                format!("`{alias}` is already a name or alias of another parameter"),
+            );
+        }
+    }
+    if !seen_names.insert(name.clone()) {
+        scope.error(key, "is already an alias of another parameter");
+    }
+    Some(Param {
+        api_name: merged.api_name.clone().unwrap_or_else(|| name.clone()),
+        name,
+        ty,
+        required,
+        description,
+        values,
+        default,
+        minimum: merged.minimum,
+        maximum: merged.maximum,
+        location,
+        aliases,
+        enum_type: None,
+        items: Vec::new(),
+    })
+}
+
+/// The fields of each object of an `[object]` parameter: scalars and lists of scalars,
+/// sent in the body under their own names.
+fn resolve_items(
+    scope: &mut Scope<'_>,
+    parent: &str,
+    items: &IndexMap<String, ParamDef>,
+) -> Vec<Param> {
+    let mut fields = Vec::new();
+    let mut seen_names = BTreeSet::new();
+    for (name, def) in items {
+        let key = format!("{parent}.items.{name}");
+        if let Err(problem) = check_identifier(name) {
+            scope.error(&key, problem);
+            continue;
+        }
+        let written = def.ty.clone().unwrap_or_default();
+        let ty = match ParamType::parse(&written) {
+            Some(ParamType::ObjectList | ParamType::PathOrId) | None => {
+                scope.error(
+                    &format!("{key}.type"),
+                    format!("`{written}`: an object's field is a string, integer, number, boolean, [string] or [integer]"),
+                );
+                continue;
+            }
+            Some(ty) => ty,
+        };
+        if def.location.is_some() || def.aliases.is_some() {
+            scope.error(&key, "an object's field takes no `in` or `aliases`");
+        }
+        let required = def.required.unwrap_or(false);
+        if let Some(field) = checked_param(
+            scope,
+            &key,
+            name.clone(),
+            def,
+            ty,
+            ParamLocation::Body,
+            required,
+            false,
+            &mut seen_names,
+        ) {
+            fields.push(field);
+        }
+    }
+    if fields.is_empty() {
+        scope.error(&format!("{parent}.items"), "declares no valid field");
+    }
+    fields
+}
+
+/// A hint's `when` and `unless`: each names a field of the single entity the action
+/// returns (one that the structured result carries) and the scalar values it tests for.
+fn hint_conditions(
+    scope: &mut Scope<'_>,
+    index: usize,
+    hint: &HintDef,
+    output: &Output,
+    types: &[EntityType],
+) -> Vec<(String, Vec<String>, bool)> {
+    let mut conditions = Vec::new();
+    for (key, map, negated) in [("when", &hint.when, false), ("unless", &hint.unless, true)] {
+        let key = format!("hints.{index}.{key}");
+        if map.is_empty() {
+            continue;
+        }
+        let Output::Single { ty } = output else {
+            scope.error(&key, "only a single-entity result has fields to test");
+            continue;
+        };
+        let entity = types.iter().find(|t| &t.name == ty);
+        for (field, values) in map {
+            match entity.and_then(|e| e.fields.iter().find(|f| &f.name == field)) {
+                None => scope.error(&key, format!("`{field}` is not a field of `{ty}`")),
+                Some(f) if f.content_only => scope.error(
+                    &key,
+                    format!("`{field}` is content-only: the structured result does not carry it"),
+                ),
+                Some(_) => {}
+            }
+            if values.is_empty() {
+                scope.error(&key, format!("`{field}` lists no values"));
+            }
+            let values = values
+                .iter()
+                .filter_map(|value| match value {
+                    serde_json::Value::String(text) => Some(text.clone()),
+                    serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                        Some(value.to_string())
+                    }
+                    _ => {
+                        scope.error(&key, format!("`{field}`: values must be scalars"));
+                        None
+                    }
+                })
+                .collect();
+            conditions.push((field.clone(), values, negated));
+        }
+    }
+    conditions
 }
 
 fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) -> Output {
@@ -1389,9 +1612,18 @@ fn assign_enums(
     let mut sets: Vec<(String, Vec<String>, Users)> = Vec::new();
     for domain in domains.iter() {
         for action in &domain.actions {
-            for param in action.params.iter().filter(|p| !p.values.is_empty()) {
-                let base = camel_case(&param.name);
-                let user = (domain.name.clone(), action.name.clone(), param.name.clone());
+            // An object's field is named `<param>.<field>`, its enum `<Param><Field>`.
+            let enumerated = action.params.iter().flat_map(|param| {
+                std::iter::once((param.name.clone(), param)).chain(
+                    param
+                        .items
+                        .iter()
+                        .map(move |field| (format!("{}.{}", param.name, field.name), field)),
+                )
+            });
+            for (qualified, param) in enumerated.filter(|(_, p)| !p.values.is_empty()) {
+                let base = camel_case(&qualified.replace('.', "_"));
+                let user = (domain.name.clone(), action.name.clone(), qualified);
                 match sets
                     .iter_mut()
                     .find(|(b, values, _)| *b == base && *values == param.values)
@@ -1419,14 +1651,7 @@ fn assign_enums(
         };
         names.push(name);
     }
-    let file_of = |domain: &str| {
-        manifest
-            .domains
-            .iter()
-            .find(|(_, f)| f.domain == domain)
-            .map(|(p, _)| p.clone())
-            .unwrap_or_default()
-    };
+    let file_of = |domain: &str| manifest.file_of(domain);
     let mut enums = Vec::new();
     for (index, ((_, values, users), name)) in sets.into_iter().zip(&names).enumerate() {
         let (domain, action, param) = &users[0];
@@ -1454,7 +1679,17 @@ fn assign_enums(
                 .iter_mut()
                 .find(|d| &d.name == domain_name)
                 .and_then(|d| d.actions.iter_mut().find(|a| &a.name == action_name))
-                .and_then(|a| a.params.iter_mut().find(|p| &p.name == param_name))
+                .and_then(|a| {
+                    let (name, field) = match param_name.split_once('.') {
+                        Some((name, field)) => (name, Some(field)),
+                        None => (param_name.as_str(), None),
+                    };
+                    let param = a.params.iter_mut().find(|p| p.name == name)?;
+                    match field {
+                        Some(field) => param.items.iter_mut().find(|f| f.name == field),
+                        None => Some(param),
+                    }
+                })
             else {
                 continue;
             };
@@ -1502,14 +1737,7 @@ fn check_placeholders(scope: &mut Scope<'_>, key: &str, text: &str, params: &BTr
 
 fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut Vec<Diagnostic>) {
     let mut owners: BTreeMap<String, String> = BTreeMap::new();
-    let file_of = |domain: &str| {
-        manifest
-            .domains
-            .iter()
-            .find(|(_, f)| f.domain == domain)
-            .map(|(p, _)| p.clone())
-            .unwrap_or_default()
-    };
+    let file_of = |domain: &str| manifest.file_of(domain);
     let mut domain_names = BTreeSet::new();
     for domain in domains {
         if !domain_names.insert(domain.name.clone()) {
@@ -1558,7 +1786,8 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
         .collect();
     for domain in domains {
         for action in &domain.actions {
-            for (target, _) in &action.hints {
+            for hint in &action.hints {
+                let target = &hint.action;
                 if !ids.contains(target) {
                     diagnostics.push(Diagnostic::action(
                         &file_of(&domain.name),

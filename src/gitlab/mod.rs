@@ -18,7 +18,9 @@ pub use body::BodyStream;
 pub use client::{GitlabClient, HTML_INSTEAD, Response, Token, looks_like_html, prune};
 pub use error::{ErrorKind, GitlabError};
 pub use pagination::Pagination;
-pub use request::{Method, PathOrId, Request, UnsafePath, WireText, WireValue, encode_component};
+pub use request::{
+    Method, PathOrId, Request, UnsafePath, WireText, WireValue, encode_component, put,
+};
 pub use settings::{
     AuthKind, ClientSettings, DEFAULT_DEADLINE, DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRIES,
 };

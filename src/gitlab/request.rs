@@ -177,6 +177,17 @@ impl<T: WireValue + ?Sized> WireValue for &T {
     }
 }
 
+/// Sets `name` in a JSON body, unless the value is absent or an empty list.
+pub fn put(body: &mut Map<String, Value>, name: &str, value: &(impl WireValue + ?Sized)) {
+    match value.json() {
+        Value::Null => {}
+        Value::Array(items) if items.is_empty() => {}
+        value => {
+            body.insert(name.to_owned(), value);
+        }
+    }
+}
+
 /// Why a request cannot be sent as built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnsafePath {
@@ -240,13 +251,7 @@ impl Request {
     }
 
     pub fn body(mut self, name: &str, value: &(impl WireValue + ?Sized)) -> Self {
-        match value.json() {
-            Value::Null => {}
-            Value::Array(items) if items.is_empty() => {}
-            value => {
-                self.body.insert(name.to_owned(), value);
-            }
-        }
+        put(&mut self.body, name, value);
         self
     }
 

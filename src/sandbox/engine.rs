@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::behaviour::{self, Behaviour, Binding, Effect, Op, Reply, Shape};
 use super::expr::{Scope, same};
+use super::instance;
 use super::routes;
 use super::store::{Ancestor, Failure, Outcome, Page, Query, Store, public, text};
 use crate::catalog::{ACTIONS, Action};
@@ -99,10 +100,17 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
         Some(user) => user,
         None => return Err(Failure::new(401, "401 Unauthorized")),
     };
+    if let Some(answer) = instance::answer(store, incoming, &user) {
+        return Ok(answer);
+    }
     let (action, params) = route(incoming).ok_or_else(|| Failure {
         status: 404,
         body: json!({"error": "404 Not Found"}),
     })?;
+    let token = incoming.token.as_deref().unwrap_or_default();
+    if let Some(refusal) = instance::refusal(store, action, &user, token) {
+        return Err(refusal);
+    }
     let (collection, ancestors) = walk(store, action, &params, &user)?;
     let call = Call {
         action,

@@ -97,6 +97,10 @@ impl Shared {
         }
     }
 
+    pub fn edit_store(&self, edit: impl FnOnce(&mut Store)) {
+        edit(&mut lock(&self.store));
+    }
+
     /// The logged requests, oldest first (at most `LOG_CAPACITY`).
     pub fn requests(&self) -> Vec<Logged> {
         lock(&self.log).iter().cloned().collect()

@@ -12,6 +12,7 @@ mod behaviour;
 mod engine;
 mod expr;
 mod http;
+mod instance;
 mod routes;
 mod seed;
 mod store;
@@ -28,6 +29,8 @@ pub use http::{Faults, Logged};
 pub const TOKEN: &str = "sandbox-token";
 /// A second user's token (`bob`), for per-token visibility.
 pub const TOKEN_BOB: &str = "sandbox-token-bob";
+/// `alice` again, with a `read_api` token: it reads and cannot write.
+pub const TOKEN_READ_API: &str = "sandbox-token-read";
 
 /// A running sandbox; it stops when dropped.
 pub struct Sandbox {
@@ -76,6 +79,24 @@ impl Sandbox {
 
     pub fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// Plays GitLab's Community Edition from now on: paid-tier actions do not exist.
+    pub fn play_community_edition(&self) {
+        self.shared
+            .edit_store(|store| store.community_edition = true);
+    }
+
+    /// Plays the edition `GITLAB_SANDBOX_EDITION` names (`ce` or `ee`, the default).
+    pub fn edition_from_env(&self) -> anyhow::Result<()> {
+        match std::env::var("GITLAB_SANDBOX_EDITION").as_deref() {
+            Err(_) | Ok("ee") => Ok(()),
+            Ok("ce") => {
+                self.play_community_edition();
+                Ok(())
+            }
+            Ok(other) => anyhow::bail!("GITLAB_SANDBOX_EDITION must be ce or ee, not {other:?}"),
+        }
     }
 
     /// The API requests served so far (the most recent 10,000).

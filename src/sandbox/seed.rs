@@ -1,8 +1,10 @@
 //! Loads the sandbox's seed data, compiled into the binary from `seed/`.
 //!
-//! `collections.json` says how each collection behaves; `records/<name>.json` holds its
-//! records as `{"collection": ..., "records": [...]}`. Adding a collection to the sandbox
-//! is adding these two pieces of data: build.rs lists every records file.
+//! `collections.json` holds the sandbox's clock and URL and how the first collections
+//! behave; `records/<name>.json` holds a collection's records as `{"collection": ...,
+//! "records": [...]}`, and may carry the collection's own `spec` instead of an entry in
+//! `collections.json`, so a new collection is one new file. build.rs lists every records
+//! file.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +31,9 @@ struct Collections {
 #[serde(deny_unknown_fields)]
 struct Records {
     collection: String,
+    /// How the collection behaves, when `collections.json` does not say.
+    #[serde(default)]
+    spec: Option<Spec>,
     records: Vec<Value>,
 }
 
@@ -42,9 +47,26 @@ pub fn store() -> Store {
         collections.now,
         collections.collections,
     );
-    for (name, text) in RECORDS {
-        let records: Records = serde_json::from_str(text)
-            .unwrap_or_else(|error| panic!("seed/records/{name}.json is invalid: {error}"));
+    let files: Vec<(&str, Records)> = RECORDS
+        .iter()
+        .map(|(name, text)| {
+            let records: Records = serde_json::from_str(text)
+                .unwrap_or_else(|error| panic!("seed/records/{name}.json is invalid: {error}"));
+            (*name, records)
+        })
+        .collect();
+    // Every collection first, so a record may point at a collection declared later.
+    for (name, records) in &files {
+        if let Some(spec) = &records.spec {
+            assert!(
+                !store.has(&records.collection),
+                "seed/records/{name}.json declares `{}`, which collections.json declares too",
+                records.collection
+            );
+            store.add_collection(records.collection.clone(), spec.clone());
+        }
+    }
+    for (name, records) in files {
         assert!(
             store.has(&records.collection),
             "seed/records/{name}.json names an unknown collection"

@@ -112,6 +112,8 @@ impl Ancestor {
 
 pub struct Store {
     pub external_url: String,
+    /// The sandbox plays GitLab's Community Edition (Free tier only).
+    pub community_edition: bool,
     now: DateTime<Utc>,
     specs: BTreeMap<String, Spec>,
     records: BTreeMap<String, Vec<Value>>,
@@ -158,6 +160,7 @@ impl Store {
     pub fn new(external_url: String, now: DateTime<Utc>, specs: BTreeMap<String, Spec>) -> Self {
         Self {
             external_url,
+            community_edition: false,
             now,
             specs,
             records: BTreeMap::new(),
@@ -202,6 +205,11 @@ impl Store {
             .max()
             .unwrap_or(self.spec(collection).id_from)
             + 1
+    }
+
+    /// Adds a collection a records file declares itself.
+    pub fn add_collection(&mut self, collection: String, spec: Spec) {
+        self.specs.insert(collection, spec);
     }
 
     pub fn has(&self, collection: &str) -> bool {

@@ -78,8 +78,7 @@ fn params_schema(actions: &[&'static Action], domain: &str, schema: MetaSchema) 
                         .map(|p| {
                             let ty = match p.ty.json_name() {
                                 "string|integer" => json!(["string", "integer"]),
-                                "string[]" => json!("array"),
-                                "integer[]" => json!("array"),
+                                "string[]" | "integer[]" | "object[]" => json!("array"),
                                 other => json!(other),
                             };
                             (p.name.to_owned(), json!({"type": ty}))

@@ -89,21 +89,29 @@ impl Surface {
         }
     }
 
+    /// The policy whose visible actions this surface lists.
+    pub fn policy(&self) -> &std::sync::Arc<Policy> {
+        &self.policy
+    }
+
     /// The tools (`name`, `title`, `description`, `inputSchema`, `outputSchema`,
     /// `annotations`), ordered as the catalog is. Each builder writes its tools as JSON,
     /// which is read once into rmcp's `Tool`, so a server holds one copy.
     pub fn tools(&self) -> &[Tool] {
-        self.tools.get_or_init(|| {
-            let tools = match self.kind {
-                SurfaceKind::Individual => individual::tools(&self.policy),
-                SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),
-                SurfaceKind::Dynamic => dynamic::tools(&self.policy),
-            };
-            tools
-                .into_iter()
-                .map(|tool| serde_json::from_value(tool).expect("surface tools are MCP tools"))
-                .collect()
-        })
+        self.tools.get_or_init(|| self.build_tools())
+    }
+
+    /// The tools from the policy as it is now, not kept (`tools` keeps them).
+    pub fn build_tools(&self) -> Vec<Tool> {
+        let tools = match self.kind {
+            SurfaceKind::Individual => individual::tools(&self.policy),
+            SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),
+            SurfaceKind::Dynamic => dynamic::tools(&self.policy),
+        };
+        tools
+            .into_iter()
+            .map(|tool| serde_json::from_value(tool).expect("surface tools are MCP tools"))
+            .collect()
     }
 
     pub fn tool(&self, name: &str) -> Option<&Tool> {

@@ -188,6 +188,21 @@ pub mod enums {
         const ALL: &'static [Self] = &[Self::On, Self::Off];
     }
     param_enum!(WidgetState);
+
+    /// Values of `widget.create.links.link_type`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum LinksLinkType {
+        Other,
+        Runbook,
+        Image,
+    }
+
+    impl ParamEnum for LinksLinkType {
+        const VALUES: &'static [&'static str] = &["other", "runbook", "image"];
+
+        const ALL: &'static [Self] = &[Self::Other, Self::Runbook, Self::Image];
+    }
+    param_enum!(LinksLinkType);
 }
 
 /// Parameters that several actions declare the same way.
@@ -475,6 +490,85 @@ pub mod widget {
             }
         }
     }
+
+    /// `widget.create`: Create a widget.
+    pub mod create {
+        use crate::prelude::*;
+
+        /// Parameters of `widget.create`.
+        #[derive(Debug)]
+        pub struct Params {
+            /// The widget's name.
+            pub name: String,
+            /// Links to attach.
+            pub links: Vec<LinksItem>,
+        }
+
+        impl ActionParams for Params {
+            fn check(args: &mut ArgReader) -> Self {
+                Self {
+                    name: args.required("name"),
+                    links: args.list("links"),
+                }
+            }
+
+            /// Builds `POST /widgets`.
+            fn request(&self) -> Request {
+                Request::new(Method::Post)
+                    .at("/widgets", &[])
+                    .body("name", &self.name)
+                    .body("links", &self.links)
+            }
+        }
+
+        /// One object of `links`.
+        #[derive(Debug)]
+        pub struct LinksItem {
+            /// The link's text.
+            pub name: String,
+            /// Where it points.
+            pub url: String,
+            /// What kind of link.
+            pub link_type: LinksLinkType,
+            /// A keyword-named field sent under GitLab's name.
+            pub r#ref: Option<String>,
+        }
+
+        impl ObjectParam for LinksItem {
+            const FIELDS: &'static [ParamSpec] = &[
+                ParamSpec::new("name", ParamType::String, Location::Body)
+                    .describe("The link's text.")
+                    .required(),
+                ParamSpec::new("url", ParamType::String, Location::Body)
+                    .describe("Where it points.")
+                    .required(),
+                ParamSpec::new("link_type", ParamType::String, Location::Body)
+                    .describe("What kind of link.")
+                    .values(LinksLinkType::VALUES)
+                    .default("\"other\""),
+                ParamSpec::new("ref", ParamType::String, Location::Body)
+                    .describe("A keyword-named field sent under GitLab's name.")
+                    .api_name("direct_asset_path"),
+            ];
+
+            fn check(fields: &mut ArgReader) -> Self {
+                Self {
+                    name: fields.required("name"),
+                    url: fields.required("url"),
+                    link_type: fields.or_default("link_type", LinksLinkType::Other),
+                    r#ref: fields.optional("ref"),
+                }
+            }
+
+            fn write(&self, body: &mut JsonObject) {
+                put(body, "name", &self.name);
+                put(body, "url", &self.url);
+                put(body, "link_type", &self.link_type);
+                put(body, "direct_asset_path", &self.r#ref);
+            }
+        }
+        object_param!(LinksItem);
+    }
 }
 
 /// Every action in the catalog, in manifest order (domains by file name).
@@ -615,6 +709,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         output_schema_json: "{\"properties\":{\"message\":{\"type\":\"string\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"message\"],\"type\":\"object\"}",
         plan: plan::<thing::delete::Params>,
+        requires: Requires::ANYONE.tier(Tier::Premium).role(Role::Maintainer).admin(),
         ..Action::DEFAULTS
     },
     Action {
@@ -687,6 +782,33 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"state\":{\"description\":\"Which widgets.\",\"enum\":[\"on\",\"off\"],\"type\":\"string\"}},\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Person\":{\"properties\":{\"id\":{\"type\":\"integer\"},\"username\":{\"type\":\"string\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"id\",\"username\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"widgets\":{\"items\":{\"$ref\":\"#/$defs/Person\"},\"type\":\"array\"}},\"required\":[\"widgets\"],\"type\":\"object\"}",
         plan: plan::<widget::list::Params>,
+        ..Action::DEFAULTS
+    },
+    Action {
+        id: "widget.create",
+        domain: "widget",
+        name: "create",
+        title: "Create a widget",
+        description: "Create a widget with its links, a list of objects.",
+        tags: &[],
+        method: Method::Post,
+        path: "/widgets",
+        params: &[
+            ParamSpec::new("name", ParamType::String, Location::Body)
+                .describe("The widget's name.")
+                .required(),
+            ParamSpec::new("links", ParamType::ObjectList, Location::Body)
+                .describe("Links to attach.")
+                .items(<widget::create::LinksItem as ObjectParam>::FIELDS),
+        ],
+        result: ResultShape::single(&PERSON),
+        view: View::card(PERSON.card),
+        safety: Safety::WRITE,
+        hints: &[],
+        example: "{\"links\":[{\"name\":\"Docs\",\"url\":\"https://example.com/docs\"}],\"name\":\"w\"}",
+        input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"links\":{\"description\":\"Links to attach.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"link_type\":{\"default\":\"other\",\"description\":\"What kind of link.\",\"enum\":[\"other\",\"runbook\",\"image\"],\"type\":\"string\"},\"name\":{\"description\":\"The link's text.\",\"type\":\"string\"},\"ref\":{\"description\":\"A keyword-named field sent under GitLab's name.\",\"type\":\"string\"},\"url\":{\"description\":\"Where it points.\",\"type\":\"string\"}},\"required\":[\"name\",\"url\"],\"type\":\"object\"},\"type\":\"array\"},\"name\":{\"description\":\"The widget's name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}",
+        output_schema_json: "{\"properties\":{\"id\":{\"type\":\"integer\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"username\":{\"type\":\"string\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"id\",\"username\"],\"type\":\"object\"}",
+        plan: plan::<widget::create::Params>,
         ..Action::DEFAULTS
     },
 ];

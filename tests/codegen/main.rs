@@ -95,6 +95,27 @@ fn a_hint_must_name_a_real_action() {
 }
 
 #[test]
+fn a_hint_condition_must_name_a_field_the_result_carries() {
+    let found = problems("pipeline.yaml", |t| {
+        t.replacen("when: {status: [failed]}", "when: {colour: [red]}", 1)
+    });
+    assert!(found.iter().any(|p| p == "actions/pipeline.yaml: action `pipeline.get`: key `hints.0.when`: `colour` is not a field of `Pipeline`"), "{found:?}");
+    let found = problems("merge_request.yaml", |t| {
+        t.replacen(
+            "unless: {user_notes_count: [0]}",
+            "unless: {description: [\"\"]}",
+            1,
+        )
+    });
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("key `hints.1.unless`: `description` is content-only")),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn a_path_placeholder_needs_a_parameter() {
     let found = problems("branch.yaml", |t| {
         t.replacen("branches/{branch_name}\n    params:\n      project_id: {}\n      branch_name: {}\n    output: {type: Branch}", "branches/{branch}\n    params:\n      project_id: {}\n      branch_name: {}\n    output: {type: Branch}", 1)
@@ -267,4 +288,21 @@ fn the_reserved_names_cover_the_prelude() {
             "`{name}` is exported to generated code but not reserved"
         );
     }
+}
+
+#[test]
+fn a_read_api_token_cannot_be_enough_for_a_write() {
+    let found = fixture_problems("thing.yaml", |t| {
+        t.replacen(
+            "requires: {tier: premium, role: maintainer, admin: true}",
+            "requires: {scope: read_api}",
+            1,
+        )
+    });
+    assert!(
+        found.iter().any(|p| p.starts_with(
+            "actions/thing.yaml: action `thing.delete`: key `requires.scope`: a `read_api` token cannot change anything"
+        )),
+        "{found:?}"
+    );
 }

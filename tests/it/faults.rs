@@ -625,6 +625,8 @@ async fn cancellation_aborts_the_upstream_request_and_logs_stay_clean() {
         .env("GITLAB_TOKEN", TOKEN)
         .env("GITLAB_TIMEOUT", "20")
         .env("GITLAB_MCP_LOG", "trace")
+        // This test counts upstream requests: no instance detection among them.
+        .env("GITLAB_FIT_CATALOG", "false")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -36,9 +36,27 @@ fn every_fixture_example_checks_into_its_request() {
             "GET /projects/acme%2Fapp/shares",
             "GET /projects/acme%2Fapp/things/1/body",
             "GET /widgets",
+            "POST /widgets",
         ]
     );
     assert_eq!(fixture::DOMAINS.len(), 2);
+    let delete = fixture::ACTIONS
+        .iter()
+        .find(|a| a.id == "thing.delete")
+        .unwrap();
+    assert_eq!(
+        (
+            delete.requires.tier,
+            delete.requires.role,
+            delete.requires.admin
+        ),
+        (
+            gitlab_mcp::catalog::Tier::Premium,
+            Some(gitlab_mcp::catalog::Role::Maintainer),
+            true
+        )
+    );
+    assert_eq!(delete.scope(), gitlab_mcp::catalog::TokenScope::Api);
     let entities: Vec<&str> = fixture::ENTITIES.iter().map(|e| e.name).collect();
     assert_eq!(entities, ["Person", "Thing", "Share"]);
 }
@@ -137,4 +155,50 @@ fn map_entries_fit_their_item_type() {
     let value = conform(json!({"key": "Rust", "percent": 78}), &SHARE).unwrap();
     let share: Share = serde_json::from_value(value).unwrap();
     assert_eq!((share.key.as_str(), share.percent), ("Rust", 78.0));
+}
+
+#[test]
+fn a_list_of_objects_is_checked_field_by_field_and_sent_under_gitlab_names() {
+    let action = fixture::ACTIONS
+        .iter()
+        .find(|a| a.id == "widget.create")
+        .unwrap();
+    let plan = (action.plan)(
+        action,
+        json!({"name": "w", "links": [{"name": "Docs", "url": "https://x", "ref": "/docs"}]})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::Value::Object(plan.request.json_body().unwrap().clone()),
+        json!({"name": "w", "links": [{"name": "Docs", "url": "https://x", "link_type": "other", "direct_asset_path": "/docs"}]})
+    );
+    let problems = (action.plan)(
+        action,
+        json!({"name": "w", "links": [{"name": "ok", "url": "u"}, {"name": "x", "colour": 1, "link_type": "video"}]})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    )
+    .unwrap_err()
+    .message();
+    for part in [
+        "`links`: item 2: `colour` is not a parameter of this object",
+        "`link_type`: expected one of other, runbook, image, got \"video\"",
+        "`url` is required: Where it points.",
+        "(its fields: `name` (required, string)",
+    ] {
+        assert!(problems.contains(part), "{part} in {problems}");
+    }
+    let schema = action.input_schema();
+    assert_eq!(
+        schema["properties"]["links"]["items"]["required"],
+        json!(["name", "url"])
+    );
+    assert_eq!(
+        schema["properties"]["links"]["items"]["additionalProperties"],
+        json!(false)
+    );
 }

@@ -7,6 +7,8 @@ mod support;
 mod deploy;
 mod errors;
 mod faults;
+mod first_hour;
+mod fit;
 mod generated;
 mod golden;
 mod http;

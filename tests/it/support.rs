@@ -29,6 +29,9 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
             "GITLAB_MCP_EMBEDDED_RESOURCES",
             "CAPABILITY_SURFACE",
             "META_PARAM_SCHEMA",
+            "GITLAB_FIT_CATALOG",
+            "GITLAB_SANDBOX_EDITION",
+            "GITLAB_SANDBOX_TOKEN",
         ] {
             command.env_remove(name);
         }
@@ -43,6 +46,37 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
     ().serve(transport)
         .await
         .expect("the MCP handshake succeeds")
+}
+
+/// Asserts that none of `actions` is offered among `tools`: no individual tool, and no
+/// action in its meta tool's enum.
+pub fn assert_not_offered<'a>(
+    surface: &str,
+    tools: &[rmcp::model::Tool],
+    actions: impl IntoIterator<Item = &'a gitlab_mcp::catalog::Action>,
+) {
+    let listed = serde_json::to_string(tools).unwrap();
+    for action in actions {
+        assert!(
+            !listed.contains(&format!("\"{}\"", action.tool_name())),
+            "{surface}: {} listed",
+            action.id
+        );
+        if surface == "meta"
+            && let Some(tool) = tools
+                .iter()
+                .find(|t| t.name == format!("gitlab_{}", action.domain))
+        {
+            let names = &tool.input_schema["properties"]["action"]["enum"];
+            assert!(
+                !names
+                    .as_array()
+                    .is_some_and(|names| names.contains(&Value::from(action.name))),
+                "meta: {} in the enum",
+                action.id
+            );
+        }
+    }
 }
 
 /// A dispatcher talking to an in-process sandbox.

@@ -16,6 +16,11 @@ pub fn module(action: &Action) -> TokenStream {
     let name = snake(&action.name);
     let docs = doc(&format!("`{}`: {}.", action.id, action.title));
     let params = params_struct(action);
+    let items = action
+        .params
+        .iter()
+        .filter(|p| p.ty == ParamType::ObjectList)
+        .map(item_struct);
     let check = check_impl(action);
     // Only a handler builds the result in Rust; for every other action the entity's
     // description is all the runtime needs.
@@ -27,6 +32,7 @@ pub fn module(action: &Action) -> TokenStream {
 
             #params
             #check
+            #(#items)*
             #output
         }
     }
@@ -45,11 +51,23 @@ fn param_type(param: &Param) -> TokenStream {
         ParamType::PathOrId => quote!(PathOrId),
         ParamType::StringList => quote!(Vec<String>),
         ParamType::IntegerList => quote!(Vec<i64>),
+        ParamType::ObjectList => {
+            let item = item_type(param);
+            quote!(Vec<#item>)
+        }
     }
 }
 
+/// The struct of one object of an `[object]` parameter: `actions` → `ActionsItem`.
+fn item_type(param: &Param) -> proc_macro2::Ident {
+    quote::format_ident!("{}Item", camel(&param.name))
+}
+
 fn is_list(param: &Param) -> bool {
-    matches!(param.ty, ParamType::StringList | ParamType::IntegerList)
+    matches!(
+        param.ty,
+        ParamType::StringList | ParamType::IntegerList | ParamType::ObjectList
+    )
 }
 
 fn params_struct(action: &Action) -> TokenStream {
@@ -76,21 +94,10 @@ fn params_struct(action: &Action) -> TokenStream {
 /// `check` reads every parameter through the `ArgReader`; `request` maps them onto the
 /// REST call.
 fn check_impl(action: &Action) -> TokenStream {
-    let reads = action.params.iter().map(|param| {
-        let ident = snake(&param.name);
-        let name = &param.name;
-        let read = if param.required {
-            quote!(args.required(#name))
-        } else if let Some(default) = &param.default {
-            let default = default_value(param, default);
-            quote!(args.or_default(#name, #default))
-        } else if is_list(param) {
-            quote!(args.list(#name))
-        } else {
-            quote!(args.optional(#name))
-        };
-        quote!(#ident: #read,)
-    });
+    let reads = action
+        .params
+        .iter()
+        .map(|param| read_param(param, quote!(args)));
     let request = request_body(action);
     let request_docs = doc(&format!(
         "Builds `{} {}`.",
@@ -113,6 +120,69 @@ fn check_impl(action: &Action) -> TokenStream {
                 #request
             }
         }
+    }
+}
+
+/// `name: args.required("name"),` and its kin, by how the parameter is declared.
+fn read_param(param: &Param, reader: TokenStream) -> TokenStream {
+    let ident = snake(&param.name);
+    let name = &param.name;
+    let read = if param.required {
+        quote!(#reader.required(#name))
+    } else if let Some(default) = &param.default {
+        let default = default_value(param, default);
+        quote!(#reader.or_default(#name, #default))
+    } else if is_list(param) {
+        quote!(#reader.list(#name))
+    } else {
+        quote!(#reader.optional(#name))
+    };
+    quote!(#ident: #read,)
+}
+
+/// One object of an `[object]` parameter: its fields, their check, and its body JSON.
+fn item_struct(param: &Param) -> TokenStream {
+    let name = item_type(param);
+    let docs = doc(&format!("One object of `{}`.", param.name));
+    let fields = param.items.iter().map(|field| {
+        let ident = snake(&field.name);
+        let docs = doc(&field.description);
+        let ty = param_type(field);
+        if field.required || field.default.is_some() || is_list(field) {
+            quote! { #docs pub #ident: #ty, }
+        } else {
+            quote! { #docs pub #ident: Option<#ty>, }
+        }
+    });
+    let specs = param.items.iter().map(|field| param_spec(field, None));
+    let reads = param
+        .items
+        .iter()
+        .map(|field| read_param(field, quote!(fields)));
+    let writes = param.items.iter().map(|field| {
+        let (ident, api_name) = (snake(&field.name), &field.api_name);
+        quote!(put(body, #api_name, &self.#ident);)
+    });
+    quote! {
+        #docs
+        #[derive(Debug)]
+        pub struct #name {
+            #(#fields)*
+        }
+
+        impl ObjectParam for #name {
+            const FIELDS: &'static [ParamSpec] = &[#(#specs),*];
+
+            fn check(fields: &mut ArgReader) -> Self {
+                Self { #(#reads)* }
+            }
+
+            fn write(&self, body: &mut JsonObject) {
+                #(#writes)*
+            }
+        }
+
+        object_param!(#name);
     }
 }
 
@@ -217,7 +287,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     let aliases = &action.aliases;
     let method = method_tokens(action.method);
     let path = &action.path;
-    let params = action.params.iter().map(|param| shared.spec(param));
+    let params = action.params.iter().map(|param| shared.spec(action, param));
     let result = match &action.output {
         Output::Single { ty } => {
             let entity = screaming(ty);
@@ -276,10 +346,16 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
         }
         None => quote!(None),
     };
-    let hints = action
-        .hints
-        .iter()
-        .map(|(target, text)| quote!(Hint::new(#target, #text)));
+    let hints = action.hints.iter().map(|hint| {
+        let (target, text) = (&hint.action, &hint.text);
+        if hint.conditions.is_empty() {
+            return quote!(Hint::new(#target, #text));
+        }
+        let conditions = hint.conditions.iter().map(|(field, values, negated)| {
+            quote!(HintCondition::new(#field, &[#(#values),*], #negated))
+        });
+        quote!(Hint::new(#target, #text).when(&[#(#conditions),*]))
+    });
     let example = serde_json::to_string(&action.example).unwrap_or_default();
     let input_schema = schema::input(action).to_string();
     let output_schema = schema::output(action, types).to_string();
@@ -295,6 +371,9 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     }
     if let Some(not_found) = &action.not_found {
         optional.push(quote!(not_found: Some(#not_found),));
+    }
+    if let Some(requires) = requires(&action.requires) {
+        optional.push(quote!(requires: #requires,));
     }
     quote! {
         Action {
@@ -319,6 +398,42 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
             ..Action::DEFAULTS
         }
     }
+}
+
+/// `Requires::ANYONE.tier(Tier::Premium)...`, when the action needs more than anyone has.
+fn requires(requires: &super::super::resolve::Requires) -> Option<TokenStream> {
+    use super::super::model::{Tier, TokenScope};
+    let mut tokens = quote!(Requires::ANYONE);
+    let mut any = false;
+    match requires.tier {
+        Tier::Free => {}
+        Tier::Premium => {
+            tokens = quote!(#tokens.tier(Tier::Premium));
+            any = true;
+        }
+        Tier::Ultimate => {
+            tokens = quote!(#tokens.tier(Tier::Ultimate));
+            any = true;
+        }
+    }
+    if let Some(scope) = requires.scope {
+        let scope = match scope {
+            TokenScope::ReadApi => quote!(TokenScope::ReadApi),
+            TokenScope::Api => quote!(TokenScope::Api),
+        };
+        tokens = quote!(#tokens.scope(#scope));
+        any = true;
+    }
+    if let Some(role) = requires.role {
+        let role = quote::format_ident!("{}", format!("{role:?}"));
+        tokens = quote!(#tokens.role(Role::#role));
+        any = true;
+    }
+    if requires.admin {
+        tokens = quote!(#tokens.admin());
+        any = true;
+    }
+    any.then_some(tokens)
 }
 
 /// Which of an entity's views an action's view may reuse.
@@ -370,16 +485,19 @@ pub struct SharedParams {
 
 impl SharedParams {
     pub fn new(actions: &[&Action]) -> Self {
-        let mut counts: Vec<(String, &Param, usize)> = Vec::new();
-        for param in actions.iter().flat_map(|a| a.params.iter()) {
-            let key = param_spec(param).to_string();
-            match counts.iter_mut().find(|(k, ..)| *k == key) {
-                Some((_, _, count)) => *count += 1,
-                None => counts.push((key, param, 1)),
+        let mut counts: Vec<(String, &Param, TokenStream, usize)> = Vec::new();
+        for action in actions {
+            for param in &action.params {
+                let tokens = param_spec(param, Some(&module_path(action)));
+                let key = tokens.to_string();
+                match counts.iter_mut().find(|(k, ..)| *k == key) {
+                    Some((.., count)) => *count += 1,
+                    None => counts.push((key, param, tokens, 1)),
+                }
             }
         }
         let mut constants: Vec<(String, proc_macro2::Ident, TokenStream)> = Vec::new();
-        for (key, param, count) in counts {
+        for (key, param, tokens, count) in counts {
             if count < 2 {
                 continue;
             }
@@ -391,7 +509,7 @@ impl SharedParams {
                 0 => screaming(&param.name),
                 n => screaming(&format!("{}{}", camel_name(&param.name), n + 1)),
             };
-            constants.push((key, name, param_spec(param)));
+            constants.push((key, name, tokens));
         }
         Self { constants }
     }
@@ -411,14 +529,20 @@ impl SharedParams {
     }
 
     /// The spec of one parameter of one action: a shared constant, or written out.
-    fn spec(&self, param: &Param) -> TokenStream {
-        let tokens = param_spec(param);
+    fn spec(&self, action: &Action, param: &Param) -> TokenStream {
+        let tokens = param_spec(param, Some(&module_path(action)));
         let key = tokens.to_string();
         match self.constants.iter().find(|(k, ..)| *k == key) {
             Some((_, name, _)) => quote!(params::#name),
             None => tokens,
         }
     }
+}
+
+/// `branch::list`, the module of an action's generated items.
+fn module_path(action: &Action) -> TokenStream {
+    let (domain, name) = (snake(&action.domain), snake(&action.name));
+    quote!(#domain::#name)
 }
 
 /// The parameter name a spec's tokens start with.
@@ -436,7 +560,9 @@ fn camel_name(name: &str) -> String {
     camel(name).to_string()
 }
 
-fn param_spec(param: &Param) -> TokenStream {
+/// A parameter's `ParamSpec`; `module` is the action's module, where an `[object]`
+/// parameter's item struct (and its fields' specs) lives.
+fn param_spec(param: &Param, module: Option<&TokenStream>) -> TokenStream {
     let (name, description) = (&param.name, &param.description);
     let ty = match param.ty {
         ParamType::String => quote!(ParamType::String),
@@ -446,6 +572,7 @@ fn param_spec(param: &Param) -> TokenStream {
         ParamType::PathOrId => quote!(ParamType::PathOrId),
         ParamType::StringList => quote!(ParamType::StringList),
         ParamType::IntegerList => quote!(ParamType::IntegerList),
+        ParamType::ObjectList => quote!(ParamType::ObjectList),
     };
     let location = match param.location {
         ParamLocation::Path => quote!(Location::Path),
@@ -480,6 +607,10 @@ fn param_spec(param: &Param) -> TokenStream {
     if param.api_name != param.name {
         let api_name = &param.api_name;
         tokens = quote!(#tokens.api_name(#api_name));
+    }
+    if param.ty == ParamType::ObjectList {
+        let item = item_type(param);
+        tokens = quote!(#tokens.items(<#module::#item as ObjectParam>::FIELDS));
     }
     tokens
 }

@@ -8,49 +8,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::super::resolve::{Action, EntityType, FieldType, Output, ParamType};
+use super::super::resolve::{Action, EntityType, FieldType, Output, Param, ParamType};
 
 /// The input schema: what a caller may send.
 pub fn input(action: &Action) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for param in &action.params {
-        let mut schema = Map::new();
-        schema.insert("description".into(), json!(param.description));
-        let ty = match param.ty {
-            ParamType::String => json!("string"),
-            ParamType::Integer => json!("integer"),
-            ParamType::Number => json!("number"),
-            ParamType::Boolean => json!("boolean"),
-            ParamType::PathOrId => json!(["string", "integer"]),
-            ParamType::StringList | ParamType::IntegerList => json!("array"),
-        };
-        schema.insert("type".into(), ty);
-        match param.ty {
-            ParamType::StringList => {
-                schema.insert("items".into(), json!({"type": "string"}));
-            }
-            ParamType::IntegerList => {
-                schema.insert("items".into(), json!({"type": "integer"}));
-            }
-            _ => {}
-        }
-        if !param.values.is_empty() {
-            schema.insert("enum".into(), json!(param.values));
-        }
-        if let Some(default) = &param.default {
-            schema.insert("default".into(), default.clone());
-        }
-        if let Some(minimum) = param.minimum {
-            schema.insert("minimum".into(), json!(minimum));
-        }
-        if let Some(maximum) = param.maximum {
-            schema.insert("maximum".into(), json!(maximum));
-        }
         if param.required {
             required.push(json!(param.name));
         }
-        properties.insert(param.name.clone(), Value::Object(schema));
+        properties.insert(param.name.clone(), param_schema(param));
     }
     let mut schema = json!({"type": "object", "additionalProperties": false});
     if !properties.is_empty() {
@@ -60,6 +28,62 @@ pub fn input(action: &Action) -> Value {
         schema["required"] = Value::Array(required);
     }
     schema
+}
+
+/// One parameter (or an object's field): type, description, enum, default, bounds.
+fn param_schema(param: &Param) -> Value {
+    let mut schema = Map::new();
+    schema.insert("description".into(), json!(param.description));
+    let ty = match param.ty {
+        ParamType::String => json!("string"),
+        ParamType::Integer => json!("integer"),
+        ParamType::Number => json!("number"),
+        ParamType::Boolean => json!("boolean"),
+        ParamType::PathOrId => json!(["string", "integer"]),
+        ParamType::StringList | ParamType::IntegerList | ParamType::ObjectList => json!("array"),
+    };
+    schema.insert("type".into(), ty);
+    match param.ty {
+        ParamType::StringList => {
+            schema.insert("items".into(), json!({"type": "string"}));
+        }
+        ParamType::IntegerList => {
+            schema.insert("items".into(), json!({"type": "integer"}));
+        }
+        ParamType::ObjectList => {
+            let mut properties = Map::new();
+            let mut required = Vec::new();
+            for field in &param.items {
+                if field.required {
+                    required.push(json!(field.name));
+                }
+                properties.insert(field.name.clone(), param_schema(field));
+            }
+            let mut item = json!({
+                "type": "object",
+                "properties": properties,
+                "additionalProperties": false,
+            });
+            if !required.is_empty() {
+                item["required"] = Value::Array(required);
+            }
+            schema.insert("items".into(), item);
+        }
+        _ => {}
+    }
+    if !param.values.is_empty() {
+        schema.insert("enum".into(), json!(param.values));
+    }
+    if let Some(default) = &param.default {
+        schema.insert("default".into(), default.clone());
+    }
+    if let Some(minimum) = param.minimum {
+        schema.insert("minimum".into(), json!(minimum));
+    }
+    if let Some(maximum) = param.maximum {
+        schema.insert("maximum".into(), json!(maximum));
+    }
+    Value::Object(schema)
 }
 
 /// The output schema: every structured result of the action validates against it.

@@ -1,0 +1,251 @@
+//! Fits the catalog to the GitLab instance and the token: what the edition has, what the
+//! token's scopes allow, what only an administrator may do.
+//!
+//! At startup (unless switched off) the server asks GitLab for its edition and version
+//! (`/metadata`, or `/version` on older instances), the token's scopes
+//! (`/personal_access_tokens/self`) and whether the user is an administrator (`/user`).
+//! Each action's `requires` is then held to what was learned, and the policy hides, from
+//! every surface, from find and from the catalog resources, whatever would only fail. What
+//! could not be learned hides nothing: a failed detection keeps the full catalog, and the
+//! reason is logged once.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use serde_json::Value;
+
+use crate::catalog::{Action, Tier, TokenScope};
+use crate::gitlab::{GitlabClient, Method, Request};
+
+/// What was learned about the instance and the token.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fit {
+    pub edition: Option<Edition>,
+    /// `18.5.0`, as GitLab reports it.
+    pub version: Option<String>,
+    /// The token's scopes, for a personal, project or group access token.
+    pub scopes: Option<Vec<String>>,
+    pub admin: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edition {
+    /// GitLab Community Edition: the Free tier only.
+    Community,
+    /// GitLab Enterprise Edition: the tier depends on the license or the namespace's plan,
+    /// which a token cannot see, so nothing is hidden by tier.
+    Enterprise,
+}
+
+/// Why an action does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfit {
+    /// The edition lacks the tier.
+    Tier(Tier),
+    /// The token lacks the scope.
+    Scope(TokenScope),
+    /// Only administrators may call it, and the user is not one.
+    Admin,
+}
+
+impl Unfit {
+    /// One sentence for a refused call or lookup.
+    pub fn explain(self, action: &Action) -> String {
+        match self {
+            Self::Tier(tier) => format!(
+                "`{}` needs GitLab {} or higher, and this instance is the Community Edition (Free tier).",
+                action.id,
+                capitalised(tier.name())
+            ),
+            Self::Scope(scope) => format!(
+                "`{}` needs a token with the `{}` scope, and this token does not have it. Create a token with `{}` to use it.",
+                action.id,
+                scope.name(),
+                scope.name()
+            ),
+            Self::Admin => format!(
+                "`{}` is for GitLab administrators, and this token's user is not one.",
+                action.id
+            ),
+        }
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+impl Fit {
+    /// Why `action` cannot run here, if it cannot.
+    pub fn unfit(&self, action: &Action) -> Option<Unfit> {
+        if self.edition == Some(Edition::Community) && action.requires.tier > Tier::Free {
+            return Some(Unfit::Tier(action.requires.tier));
+        }
+        if let Some(scopes) = &self.scopes {
+            let has = |name: &str| scopes.iter().any(|s| s == name);
+            let enough = match action.scope() {
+                TokenScope::Api => has("api"),
+                TokenScope::ReadApi => has("api") || has("read_api"),
+            };
+            if !enough {
+                return Some(Unfit::Scope(action.scope()));
+            }
+        }
+        if action.requires.admin && self.admin == Some(false) {
+            return Some(Unfit::Admin);
+        }
+        None
+    }
+
+    /// One line for the log and the catalog resource: what was learned.
+    pub fn summary(&self) -> String {
+        let edition = match self.edition {
+            Some(Edition::Community) => "Community Edition",
+            Some(Edition::Enterprise) => "Enterprise Edition",
+            None => "edition unknown",
+        };
+        let version = self.version.as_deref().unwrap_or("version unknown");
+        let scopes = match &self.scopes {
+            Some(scopes) => format!("token scopes {}", scopes.join(", ")),
+            None => "token scopes unknown".to_owned(),
+        };
+        let admin = match self.admin {
+            Some(true) => ", administrator",
+            _ => "",
+        };
+        format!("GitLab {version} ({edition}), {scopes}{admin}")
+    }
+}
+
+/// How long detection may take before the full catalog is kept.
+pub const DETECTION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Asks the instance what it is and what the token may do. Each question is answered
+/// independently; `Err` only when none could be (the reason, for the log).
+pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
+    let deadline = (Instant::now() + DETECTION_TIMEOUT).min(client.deadline_from_now());
+    let get = |path: &'static str| {
+        let request = Request::new(Method::Get).at(path, &[]);
+        async move {
+            client
+                .send_by(request, deadline)
+                .await
+                .map_err(|error| error.explain())
+                .and_then(|response| response.value().map_err(|error| error.explain()))
+        }
+    };
+    let (metadata, token, user) = tokio::join!(
+        get("/metadata"),
+        get("/personal_access_tokens/self"),
+        get("/user")
+    );
+    let mut fit = Fit::default();
+    let mut failures = Vec::new();
+    match metadata {
+        Ok(metadata) => read_metadata(&metadata, &mut fit),
+        Err(first) => match get("/version").await {
+            Ok(version) => read_metadata(&version, &mut fit),
+            Err(_) => failures.push(format!("edition: {first}")),
+        },
+    }
+    match token {
+        Ok(token) => {
+            fit.scopes = token.get("scopes").and_then(Value::as_array).map(|scopes| {
+                scopes
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            });
+        }
+        // OAuth and job tokens have no `self`: their scopes stay unknown.
+        Err(error) => failures.push(format!("token scopes: {error}")),
+    }
+    match user {
+        Ok(user) => {
+            fit.admin = Some(
+                user.get("is_admin")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            )
+        }
+        Err(error) => failures.push(format!("user: {error}")),
+    }
+    if fit == Fit::default() {
+        return Err(failures.join("; "));
+    }
+    for failure in failures {
+        tracing::info!(%failure, "part of the instance could not be learned; it hides nothing");
+    }
+    Ok(fit)
+}
+
+/// `/metadata` says `enterprise`; `/version` only has the `-ee` suffix.
+fn read_metadata(value: &Value, fit: &mut Fit) {
+    let version = value.get("version").and_then(Value::as_str);
+    fit.version = version.map(|v| v.trim_end_matches("-ee").to_owned());
+    fit.edition = match value.get("enterprise").and_then(Value::as_bool) {
+        Some(true) => Some(Edition::Enterprise),
+        Some(false) => Some(Edition::Community),
+        None => version.map(|v| {
+            if v.ends_with("-ee") {
+                Edition::Enterprise
+            } else {
+                Edition::Community
+            }
+        }),
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ACTIONS;
+    use serde_json::json;
+
+    #[test]
+    fn metadata_and_version_name_the_edition() {
+        let mut fit = Fit::default();
+        read_metadata(&json!({"version": "18.5.0", "enterprise": false}), &mut fit);
+        assert_eq!(
+            (fit.edition, fit.version.as_deref()),
+            (Some(Edition::Community), Some("18.5.0"))
+        );
+        read_metadata(&json!({"version": "16.1.2-ee"}), &mut fit);
+        assert_eq!(
+            (fit.edition, fit.version.as_deref()),
+            (Some(Edition::Enterprise), Some("16.1.2"))
+        );
+    }
+
+    #[test]
+    fn a_read_api_token_keeps_reads_and_loses_writes() {
+        let fit = Fit {
+            scopes: Some(vec!["read_api".into()]),
+            ..Fit::default()
+        };
+        for action in ACTIONS {
+            let unfit = fit.unfit(action);
+            if action.safety.read_only {
+                assert_eq!(unfit, None, "{}", action.id);
+            } else {
+                assert_eq!(unfit, Some(Unfit::Scope(TokenScope::Api)), "{}", action.id);
+            }
+        }
+        let nothing = Fit {
+            scopes: Some(vec!["read_user".into()]),
+            ..Fit::default()
+        };
+        assert!(ACTIONS.iter().all(|a| nothing.unfit(a).is_some()));
+    }
+
+    #[test]
+    fn unknown_facts_hide_nothing() {
+        assert!(ACTIONS.iter().all(|a| Fit::default().unfit(a).is_none()));
+    }
+}
