@@ -2,7 +2,8 @@
 //! so every status, header and JSON-RPC error is seen as a client sees it. Each request
 //! carries its own token; nothing is remembered between requests (so two processes answer
 //! one client as one would); Host, Origin, body size, rate and authentication failures are
-//! checked; SIGTERM lets a request in flight finish; no token reaches the log.
+//! checked; SIGTERM lets a request in flight finish; no token reaches the log; each token
+//! sees the catalog fitted to itself, never another token's.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -43,6 +44,7 @@ impl HttpServer {
             "GITLAB_MCP_ALLOWED_GITLAB_URLS",
             "GITLAB_MCP_CLIENT_ADDRESS_HEADER",
             "GITLAB_MCP_LOG",
+            "GITLAB_FIT_CATALOG",
             "TOOL_SURFACE",
         ] {
             command.env_remove(name);
@@ -196,11 +198,14 @@ fn initialize() -> String {
 
 const ALICE: (&str, &str) = ("private-token", sandbox::TOKEN);
 const BOB: (&str, &str) = ("authorization", "Bearer sandbox-token-bob");
+const NO_FITTING: (&str, &str) = ("GITLAB_FIT_CATALOG", "false");
 
 #[tokio::test]
 async fn each_request_runs_with_its_own_token() {
     let gitlab = Sandbox::start_local().await.unwrap();
-    let server = HttpServer::start(gitlab.url(), &[], &[]);
+    // Fitting off, so the requests GitLab sees are the calls' own (fitting per token is
+    // `each_token_sees_the_catalog_fitted_to_itself`).
+    let server = HttpServer::start(gitlab.url(), &[], &[NO_FITTING]);
     for (header, user) in [
         (ALICE, "alice"),
         (BOB, "bob"),
@@ -312,10 +317,13 @@ async fn another_gitlab_only_from_the_allow_list() {
     let open = HttpServer::start(
         gitlab.url(),
         &[],
-        &[(
-            "GITLAB_MCP_ALLOWED_GITLAB_URLS",
-            &format!("{}/api/v4/", other.url()),
-        )],
+        &[
+            (
+                "GITLAB_MCP_ALLOWED_GITLAB_URLS",
+                &format!("{}/api/v4/", other.url()),
+            ),
+            NO_FITTING,
+        ],
     );
     let reply = post(
         &open.endpoint,
@@ -672,5 +680,83 @@ async fn protocol_2026_is_served_statelessly_too() {
         reply.body["result"]["structuredContent"]["username"], "bob",
         "{}",
         reply.body
+    );
+}
+
+fn list_tools() -> String {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}).to_string()
+}
+
+fn tool_names(reply: &Reply) -> Vec<String> {
+    reply.body["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {}", reply.body))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn each_token_sees_the_catalog_fitted_to_itself() {
+    const READ: (&str, &str) = ("private-token", sandbox::TOKEN_READ_API);
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[("TOOL_SURFACE", "individual")]);
+    // Interleaved, so a fitting kept for one token would show in the next one's answer.
+    for (header, can_write) in [(READ, false), (ALICE, true), (READ, false), (ALICE, true)] {
+        let reply = post(&server.endpoint, &[header], &list_tools()).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let names = tool_names(&reply);
+        assert!(names.iter().any(|n| n == "gitlab_issue_list"), "{names:?}");
+        assert_eq!(
+            names.iter().any(|n| n == "gitlab_issue_create"),
+            can_write,
+            "{}: {names:?}",
+            header.1
+        );
+    }
+    // The read_api token is refused a write with the reason; alice's token is not.
+    let create = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "gitlab_issue_create",
+        "arguments": {"project_id": "acme/platform/api", "title": "fitted per token"}}})
+    .to_string();
+    let reply = post(&server.endpoint, &[READ], &create).await;
+    let refused = reply.is_tool_error() || reply.body["error"].is_object();
+    assert!(refused, "{}", reply.body);
+    let reply = post(&server.endpoint, &[ALICE], &create).await;
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+    // Each token was detected once: its later requests reuse its own fitting.
+    let detections = gitlab
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/personal_access_tokens/self"))
+        .count();
+    assert_eq!(detections, 2, "one detection per token");
+    assert!(!server.log().contains(sandbox::TOKEN), "{}", server.log());
+}
+
+#[tokio::test]
+async fn with_fitting_off_every_token_sees_the_full_catalog() {
+    const READ: (&str, &str) = ("private-token", sandbox::TOKEN_READ_API);
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(
+        gitlab.url(),
+        &[],
+        &[
+            ("TOOL_SURFACE", "individual"),
+            ("GITLAB_FIT_CATALOG", "false"),
+        ],
+    );
+    let reply = post(&server.endpoint, &[READ], &list_tools()).await;
+    assert!(
+        tool_names(&reply)
+            .iter()
+            .any(|n| n == "gitlab_issue_create")
+    );
+    assert!(
+        !gitlab
+            .requests()
+            .iter()
+            .any(|r| r.path.ends_with("/personal_access_tokens/self")),
+        "no detection when fitting is off"
     );
 }
