@@ -46,7 +46,7 @@ fn the_dockerfile_builds_in_stages_and_runs_as_non_root() {
             .any(|l| l.starts_with("COPY --from=") && l.contains("gitlab-mcp")),
         "the runtime stage copies only the binary"
     );
-    assert!(runtime.iter().any(|l| *l == "EXPOSE 8080"));
+    assert!(runtime.contains(&"EXPOSE 8080"));
     assert!(
         runtime
             .iter()

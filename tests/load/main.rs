@@ -265,16 +265,18 @@ fn start_sandbox() -> (Process, String) {
 
 fn start_server(gitlab: &str, log: &PathBuf, level: &str) -> (Process, String) {
     let file = std::fs::File::create(log).expect("the log file");
-    let child = Command::new(BINARY)
-        .args(["serve", "--http", "127.0.0.1:0", "--rate-limit", "0"])
-        .env("GITLAB_URL", gitlab)
-        .env("GITLAB_MCP_LOG", level)
-        .env_remove("GITLAB_TOKEN")
-        .env_remove("GITLAB_MCP_SHARED_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(file)
-        .spawn()
-        .expect("the server starts");
+    let server = Process(
+        Command::new(BINARY)
+            .args(["serve", "--http", "127.0.0.1:0", "--rate-limit", "0"])
+            .env("GITLAB_URL", gitlab)
+            .env("GITLAB_MCP_LOG", level)
+            .env_remove("GITLAB_TOKEN")
+            .env_remove("GITLAB_MCP_SHARED_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("the server starts"),
+    );
     let started = Instant::now();
     loop {
         let text = std::fs::read_to_string(log).unwrap_or_default();
@@ -283,7 +285,7 @@ fn start_server(gitlab: &str, log: &PathBuf, level: &str) -> (Process, String) {
                 .chars()
                 .take_while(|c| !c.is_whitespace())
                 .collect();
-            return (Process(child), url);
+            return (server, url);
         }
         assert!(
             started.elapsed() < Duration::from_secs(10),
