@@ -54,8 +54,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the MCP server over stdio (the default).
-    Serve,
+    /// Run the MCP server: over stdio (the default), or over Streamable HTTP with --http.
+    Serve(ServeArgs),
     /// Run one action and print its Markdown (or, with --json, the whole tool result).
     #[command(
         after_help = "Example:\n  gitlab-mcp --sandbox call merge_request.list project_id=acme/platform/api state=opened"
@@ -138,6 +138,13 @@ pub enum Command {
         #[arg(value_name = "METHOD /path")]
         operation: String,
     },
+}
+
+/// `serve`'s own settings: the HTTP transport and its protections.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub http: crate::http::HttpOptions,
 }
 
 /// The groups of settings (help headings in `config::Options`) each command uses; the
@@ -370,8 +377,16 @@ To try it yourself:
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let options = cli.options;
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => {
+    let command = match cli.command {
+        Some(command) => command,
+        None => Command::Serve(ServeArgs::from_environment()?),
+    };
+    match command {
+        Command::Serve(serve) => {
+            if let Some(settings) = serve.http.settings(options.connection.max_message_bytes)? {
+                serve_http(&options, settings).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let Some(connection) = options.connect().await? else {
                 eprintln!("{GETTING_STARTED}");
                 return Ok(ExitCode::from(2));
@@ -574,6 +589,37 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+impl ServeArgs {
+    /// `serve`'s settings when no command is given: from the environment (so
+    /// `GITLAB_MCP_HTTP=0.0.0.0:8080 gitlab-mcp` serves HTTP), else the defaults.
+    fn from_environment() -> anyhow::Result<Self> {
+        use clap::{Args as _, FromArgMatches as _};
+        let matches =
+            Self::augment_args(clap::Command::new("serve")).try_get_matches_from(["serve"])?;
+        Ok(Self::from_arg_matches(&matches)?)
+    }
+}
+
+/// `serve --http`: one server for many users, each request with its own token, and the
+/// catalog fitted per token unless `GITLAB_FIT_CATALOG=false`.
+async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> anyhow::Result<()> {
+    let upstream = options.upstream(settings.shared_token).await?;
+    let kind = options.surface()?;
+    let views = crate::views::Views::new(
+        options.policy()?,
+        kind,
+        options.meta_param_schema,
+        options.fit_catalog,
+    );
+    let server = GitlabServer::per_request(
+        views,
+        options.connection.max_result_bytes as usize,
+        kind,
+        options.capability_surface,
+    );
+    crate::http::serve(server, &upstream.gitlab, settings).await
 }
 
 /// The catalog for a person: a header, aligned columns, one line per action, no trailing

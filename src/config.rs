@@ -303,14 +303,7 @@ impl Options {
     pub async fn connect(&self) -> anyhow::Result<Option<Connection>> {
         let policy = Arc::new(self.policy()?);
         if self.sandbox {
-            let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
-                Ok(text) => Faults::parse(&text)
-                    .map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
-                Err(_) => Faults::default(),
-            };
-            let sandbox =
-                Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
-            sandbox.edition_from_env()?;
+            let sandbox = start_sandbox().await?;
             // Which seed token the session uses: alice's (`sandbox-token`), bob's, or alice's
             // `read_api` one (`sandbox-token-read`).
             let token = std::env::var("GITLAB_SANDBOX_TOKEN")
@@ -326,14 +319,9 @@ impl Options {
                 sandbox: Some(sandbox),
             }));
         }
-        let mut names = vec!["GITLAB_TOKEN", "GITLAB_PERSONAL_ACCESS_TOKEN"];
-        if self.connection.auth == AuthKind::JobToken {
-            names.push("CI_JOB_TOKEN");
-        }
-        let token = names
-            .iter()
-            .find_map(|name| std::env::var(name).ok().filter(|t| !t.trim().is_empty()));
-        let Some(token) = token else { return Ok(None) };
+        let Some(token) = self.env_token() else {
+            return Ok(None);
+        };
         let client = self
             .connection
             .client(&self.gitlab_url, Some(Token::new(token.trim())))?;
@@ -342,6 +330,76 @@ impl Options {
             sandbox: None,
         }))
     }
+}
+
+impl Options {
+    /// The token from the environment: GITLAB_TOKEN, GITLAB_PERSONAL_ACCESS_TOKEN, or for
+    /// job tokens CI_JOB_TOKEN.
+    fn env_token(&self) -> Option<String> {
+        let mut names = vec!["GITLAB_TOKEN", "GITLAB_PERSONAL_ACCESS_TOKEN"];
+        if self.connection.auth == AuthKind::JobToken {
+            names.push("CI_JOB_TOKEN");
+        }
+        names.iter().find_map(|name| {
+            std::env::var(name)
+                .ok()
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+        })
+    }
+
+    /// GITLAB_URL's client for the HTTP server (or the sandbox's). It carries the server's
+    /// own token only when `shared_token` says requests without one may use it; otherwise
+    /// a token in the environment is left unread, with a warning.
+    pub async fn upstream(&self, shared_token: bool) -> anyhow::Result<Upstream> {
+        let (url, token, sandbox) = if self.sandbox {
+            let sandbox = start_sandbox().await?;
+            (
+                sandbox.url().to_owned(),
+                Some(sandbox::TOKEN.to_owned()),
+                Some(sandbox),
+            )
+        } else {
+            (self.gitlab_url.clone(), self.env_token(), None)
+        };
+        let token = match (shared_token, token) {
+            (true, Some(token)) => Some(Token::new(token)),
+            (true, None) => anyhow::bail!(
+                "GITLAB_MCP_SHARED_TOKEN is on, but there is no GITLAB_TOKEN to share"
+            ),
+            (false, Some(_)) if !self.sandbox => {
+                tracing::warn!(
+                    "GITLAB_TOKEN is set but not used: over HTTP each request sends its own token (GITLAB_MCP_SHARED_TOKEN=true lets requests without one use it)"
+                );
+                None
+            }
+            (false, _) => None,
+        };
+        Ok(Upstream {
+            gitlab: self.connection.client(&url, token)?,
+            sandbox,
+        })
+    }
+}
+
+/// The embedded sandbox on a loopback port, with the faults and edition the environment
+/// asks for (GITLAB_SANDBOX_FAULTS, GITLAB_SANDBOX_EDITION).
+async fn start_sandbox() -> anyhow::Result<Sandbox> {
+    let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
+        Ok(text) => {
+            Faults::parse(&text).map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?
+        }
+        Err(_) => Faults::default(),
+    };
+    let sandbox = Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
+    sandbox.edition_from_env()?;
+    Ok(sandbox)
+}
+
+/// GITLAB_URL's client, and the sandbox it talks to, if any (kept alive here).
+pub struct Upstream {
+    pub gitlab: GitlabClient,
+    pub sandbox: Option<Sandbox>,
 }
 
 /// A dispatcher talking to GitLab, and the sandbox it talks to, if any (kept alive here).

@@ -38,7 +38,8 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 
 /// Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every
 /// line is scrubbed of the token and URL credentials (`redact::LogWriter`), and rmcp is
-/// held at `info`, because at `debug` it logs whole requests and results.
+/// held at `info`, because at `debug` it logs whole requests and results; below `debug`
+/// it is held at `warn`, because over HTTP it logs three `info` lines per request.
 fn init_logging(level: &str) {
     use tracing::level_filters::LevelFilter;
     use tracing_subscriber::Layer as _;
@@ -50,7 +51,14 @@ fn init_logging(level: &str) {
     let detailed = level >= LevelFilter::DEBUG;
     let targets = tracing_subscriber::filter::Targets::new()
         .with_default(level)
-        .with_target("rmcp", level.min(LevelFilter::INFO));
+        .with_target(
+            "rmcp",
+            if detailed {
+                LevelFilter::INFO
+            } else {
+                level.min(LevelFilter::WARN)
+            },
+        );
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(gitlab_mcp::redact::LogWriter)
         .with_ansi(false)

@@ -245,12 +245,28 @@ impl Write for LogLine {
 
 impl Drop for LogLine {
     fn drop(&mut self) {
-        let line = match log_redactor() {
+        let mut line = match log_redactor() {
             Some(redactor) => redactor.bytes(&self.0).into_owned(),
             None => std::mem::take(&mut self.0),
         };
+        let _ = REQUEST_SECRETS.try_with(|redactor| {
+            if let Cow::Owned(clean) = redactor.bytes(&line) {
+                line = clean;
+            }
+        });
         let _ = std::io::stderr().write_all(&line);
     }
+}
+
+tokio::task_local! {
+    /// The secrets of the request this task serves (Streamable HTTP: each request's own
+    /// token), masked in its log lines as the process-wide ones are.
+    static REQUEST_SECRETS: Arc<Redactor>;
+}
+
+/// Runs `work` with `redactor`'s secrets masked in every log line it writes.
+pub async fn scoped<F: Future>(redactor: Arc<Redactor>, work: F) -> F::Output {
+    REQUEST_SECRETS.scope(redactor, work).await
 }
 
 impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogWriter {

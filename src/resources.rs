@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::catalog::{self, Action, ResultShape};
-use crate::dispatch::Dispatcher;
 use crate::output::json::to_pretty;
+use crate::policy::Policy;
 use crate::surfaces::Surface;
 
 pub const MANIFEST_URI: &str = "gitlab://tools";
@@ -29,9 +29,9 @@ pub struct EntityTemplate {
 }
 
 /// The entity templates of the actions this server offers, first declaration wins.
-pub fn entity_templates(dispatcher: &Dispatcher) -> Vec<EntityTemplate> {
+pub fn entity_templates(policy: &Policy) -> Vec<EntityTemplate> {
     let mut templates: Vec<EntityTemplate> = Vec::new();
-    for action in dispatcher.policy().visible() {
+    for action in policy.visible() {
         if let Some(spec) = action.resource
             && !templates.iter().any(|t| t.uri == spec.uri)
         {
@@ -45,10 +45,9 @@ pub fn entity_templates(dispatcher: &Dispatcher) -> Vec<EntityTemplate> {
 }
 
 /// `gitlab://tools`: the visible tools and every action this instance can execute.
-pub fn manifest(surface: &Surface, dispatcher: &Dispatcher) -> Value {
+pub fn manifest(surface: &Surface, policy: &Policy) -> Value {
     let tools: Vec<&str> = surface.tools().iter().map(|t| t.name.as_ref()).collect();
-    let actions: Vec<Value> = dispatcher
-        .policy()
+    let actions: Vec<Value> = policy
         .visible()
         .map(|a| json!({"id": a.id, "title": a.title, "read_only": a.safety.read_only, "destructive": a.safety.destructive}))
         .collect();

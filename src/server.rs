@@ -4,8 +4,12 @@
 //! dispatcher, an `Outcome` into a `CallToolResult` (Markdown text with its annotation,
 //! `structuredContent`, the resource link, `isError`), and serves the catalog and entity
 //! resources. GitLab failures are always tool results, never JSON-RPC errors.
+//!
+//! Over stdio every request runs with the process's dispatcher; over Streamable HTTP each
+//! request runs with its own caller's credentials and sees the catalog fitted to them
+//! (`views.rs`).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rmcp::model::{
     Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
@@ -19,96 +23,176 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::catalog::ContentKind;
-use crate::dispatch::{Dispatcher, Outcome};
+use crate::dispatch::{Context, Dispatcher, Outcome};
+use crate::gitlab::GitlabClient;
 use crate::resources::{self, CapabilitySurface, EntityTemplate, Target};
-use crate::search::Index;
 use crate::surfaces::{Route, Surface, SurfaceKind};
+use crate::views::{View, Views};
 use crate::vocabulary::Vocabulary;
 
 /// The largest JSON-RPC message accepted on stdio by default: far above any real call
 /// (GitLab's own limit for a comment is 1,000,000 characters), far below what would hurt.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+/// The MCP server. Everything shared between requests is immutable catalog data (the
+/// views); whose credentials a request runs with, and which view it sees, is `Access`.
 #[derive(Clone)]
 pub struct GitlabServer {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    dispatcher: Dispatcher,
-    surface: Surface,
+    access: Access,
+    kind: SurfaceKind,
     capability: CapabilitySurface,
-    /// Built once the catalog is fitted, like the surface's tools and the search index.
-    templates: OnceLock<Vec<EntityTemplate>>,
-    index: OnceLock<Index>,
+    /// Repair sentences name what this client can call: only the dynamic surface has a
+    /// search tool.
+    vocabulary: Vocabulary,
+}
+
+/// Whose credentials a request runs with.
+enum Access {
+    /// stdio: the process's one dispatcher, with the token of the user who started it,
+    /// and the one view its policy (fitted once) gives.
+    Fixed {
+        dispatcher: Dispatcher,
+        view: Arc<View>,
+    },
+    /// Streamable HTTP: each request brings its `Caller` (attached by `http::gate`) and
+    /// gets a dispatcher of its own, with the view fitted to its token (`Views`). A
+    /// request without a caller is refused; nothing of one caller is used for another.
+    PerRequest { result_budget: usize, views: Views },
+}
+
+/// What the HTTP layer attaches to a request: the caller's own GitLab client (their token,
+/// and the instance they named, on the server's connection pool).
+#[derive(Clone)]
+pub struct Caller {
+    pub gitlab: GitlabClient,
+}
+
+/// What one request runs with: its dispatcher, and the view of the catalog it is offered.
+struct Serving {
+    dispatcher: Dispatcher,
+    view: Arc<View>,
 }
 
 impl GitlabServer {
+    /// A server whose every request runs with `dispatcher` (stdio). `surface` lists what
+    /// the dispatcher runs: it is built on the dispatcher's policy.
     pub fn new(dispatcher: Dispatcher, surface: Surface, capability: CapabilitySurface) -> Self {
-        // Repair sentences name what this client can call: only the dynamic surface has a
-        // search tool.
-        let dispatcher = dispatcher.speaking(match surface.kind {
-            SurfaceKind::Dynamic => Vocabulary::MCP_DYNAMIC,
-            SurfaceKind::Meta | SurfaceKind::Individual => Vocabulary::MCP_LISTED,
-        });
+        let kind = surface.kind;
+        let vocabulary = vocabulary(kind);
+        let dispatcher = dispatcher.speaking(vocabulary);
+        let view = Arc::new(View::new(surface));
+        Self::with_access(Access::Fixed { dispatcher, view }, kind, capability)
+    }
+
+    /// A server whose requests each carry their own `Caller` (Streamable HTTP), each seeing
+    /// the view `views` gives its token.
+    pub fn per_request(
+        views: Views,
+        result_budget: usize,
+        kind: SurfaceKind,
+        capability: CapabilitySurface,
+    ) -> Self {
+        Self::with_access(
+            Access::PerRequest {
+                result_budget,
+                views,
+            },
+            kind,
+            capability,
+        )
+    }
+
+    fn with_access(access: Access, kind: SurfaceKind, capability: CapabilitySurface) -> Self {
         Self {
             inner: Arc::new(Inner {
-                dispatcher,
-                surface,
+                access,
+                kind,
                 capability,
-                templates: OnceLock::new(),
-                index: OnceLock::new(),
+                vocabulary: vocabulary(kind),
             }),
         }
     }
 
     /// Waits until the catalog is fitted to the instance and token (at once when fitting is
-    /// off or done); tools, search and resources are built from the fitted policy.
+    /// off or done). Over HTTP each token's view is fitted on its first request instead.
     pub async fn fitted(&self) {
-        self.inner.dispatcher.fitted().await;
+        if let Access::Fixed { dispatcher, .. } = &self.inner.access {
+            dispatcher.fitted().await;
+        }
     }
 
-    fn templates(&self) -> &[EntityTemplate] {
-        self.inner
-            .templates
-            .get_or_init(|| resources::entity_templates(&self.inner.dispatcher))
+    /// The dispatcher and view this request runs with: the process's, or those of the
+    /// request's own caller. Over HTTP a request without a caller is refused, never run
+    /// with another request's credentials.
+    async fn serving(&self, context: &RequestContext<RoleServer>) -> Result<Serving, McpError> {
+        match &self.inner.access {
+            Access::Fixed { dispatcher, view } => {
+                dispatcher.fitted().await;
+                Ok(Serving {
+                    dispatcher: dispatcher.clone(),
+                    view: view.clone(),
+                })
+            }
+            Access::PerRequest {
+                result_budget,
+                views,
+            } => {
+                let caller = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<Caller>())
+                    .ok_or_else(|| {
+                        McpError::invalid_request(
+                            "This request carries no GitLab credentials.",
+                            None,
+                        )
+                    })?;
+                let gitlab = &caller.gitlab;
+                let view = crate::redact::scoped(gitlab.shared_redactor(), views.of(gitlab)).await;
+                let context = Context::new(gitlab.clone()).with_result_budget(*result_budget);
+                let dispatcher =
+                    Dispatcher::new(context, view.policy().clone()).speaking(self.inner.vocabulary);
+                Ok(Serving { dispatcher, view })
+            }
+        }
     }
 
-    pub fn surface(&self) -> &Surface {
-        &self.inner.surface
+    /// Runs `work` so that every log line it writes is scrubbed of this request's token
+    /// too (over stdio the token is registered for the whole process at start).
+    async fn scoped<T>(&self, dispatcher: &Dispatcher, work: impl Future<Output = T>) -> T {
+        match &self.inner.access {
+            Access::Fixed { .. } => work.await,
+            Access::PerRequest { .. } => {
+                let redactor = dispatcher.context().gitlab().shared_redactor();
+                crate::redact::scoped(redactor, work).await
+            }
+        }
     }
 
-    pub fn dispatcher(&self) -> &Dispatcher {
-        &self.inner.dispatcher
-    }
-
-    fn index(&self) -> &Index {
-        self.inner
-            .index
-            .get_or_init(|| Index::new(self.inner.dispatcher.policy()))
-    }
-
-    /// Answers one tool call: the same path for the server and for `gitlab-mcp call`.
-    pub async fn call(
-        &self,
+    /// Answers one tool call with this request's dispatcher and view.
+    async fn call(
+        serving: &Serving,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Option<Outcome> {
-        self.fitted().await;
-        Some(match self.inner.surface.route(tool, arguments)? {
+        Some(match serving.view.surface().route(tool, arguments)? {
             Route::Execute {
                 action,
                 args,
                 confirm,
-            } => self.inner.dispatcher.call(&action, args, confirm).await,
-            Route::Find(request) => crate::surfaces::find(self.index(), &request),
+            } => serving.dispatcher.call(&action, args, confirm).await,
+            Route::Find(request) => crate::surfaces::find(serving.view.index(), &request),
             Route::Repair(message) => Outcome::error(message),
         })
     }
 
     fn instructions(&self) -> String {
         let common = "Projects are named by full path (`group/sub/project`) or numeric id. Results end with next steps that name action ids (`merge_request.get`). Destructive actions need `confirm: true`, and only after the user approves.";
-        let how = match self.inner.surface.kind {
+        let how = match self.inner.kind {
             SurfaceKind::Dynamic => {
                 "Call `gitlab_find_action` with the task in plain words: it returns matching action ids with their exact parameters and an example. Then call `gitlab_execute_action` with `action` and `params`."
             }
@@ -120,6 +204,13 @@ impl GitlabServer {
             }
         };
         format!("GitLab over MCP. {how} {common}")
+    }
+}
+
+fn vocabulary(kind: SurfaceKind) -> Vocabulary {
+    match kind {
+        SurfaceKind::Dynamic => Vocabulary::MCP_DYNAMIC,
+        SurfaceKind::Meta | SurfaceKind::Individual => Vocabulary::MCP_LISTED,
     }
 }
 
@@ -173,24 +264,32 @@ impl ServerHandler for GitlabServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        self.fitted().await;
+        let serving = self.serving(&context).await?;
         Ok(ListToolsResult::with_all_items(
-            self.inner.surface.tools().to_vec(),
+            serving.view.surface().tools().to_vec(),
         ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        // Before fitting has finished the tools are not final: build them, do not keep them.
-        if self.inner.dispatcher.is_fitted() {
-            self.inner.surface.tool(name).cloned()
-        } else {
-            self.inner
-                .surface
-                .build_tools()
-                .into_iter()
-                .find(|t| t.name == name)
+        match &self.inner.access {
+            // Before fitting has finished the tools are not final: build them, do not keep
+            // them.
+            Access::Fixed { dispatcher, view } => {
+                if dispatcher.is_fitted() {
+                    view.surface().tool(name).cloned()
+                } else {
+                    view.surface()
+                        .build_tools()
+                        .into_iter()
+                        .find(|t| t.name == name)
+                }
+            }
+            // Only for checking `Mcp-Param-*` headers against the tool's input schema, which
+            // fitting does not change; whether the caller may call it is decided with their
+            // own view.
+            Access::PerRequest { views, .. } => views.full().surface().tool(name).cloned(),
         }
     }
 
@@ -200,10 +299,20 @@ impl ServerHandler for GitlabServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
+        let work = async {
+            let serving = self.serving(&context).await?;
+            let outcome = self
+                .scoped(
+                    &serving.dispatcher,
+                    Self::call(&serving, &request.name, arguments),
+                )
+                .await;
+            Ok::<_, McpError>(outcome)
+        };
         // `notifications/cancelled` fires the token; dropping the call drops its GitLab
         // request, which closes the connection.
         let outcome = tokio::select! {
-            outcome = self.call(&request.name, arguments) => outcome,
+            outcome = work => outcome?,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled by the client");
                 return Err(McpError::new(ErrorCode(-32800), "Request cancelled", None));
@@ -233,9 +342,9 @@ impl ServerHandler for GitlabServer {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        self.fitted().await;
+        let serving = self.serving(&context).await?;
         let mut templates = vec![
             ResourceTemplate::new(resources::ACTION_TEMPLATE, "action")
                 .with_title("One GitLab action")
@@ -245,7 +354,7 @@ impl ServerHandler for GitlabServer {
                 .with_mime_type("application/json"),
         ];
         if self.inner.capability == CapabilitySurface::Full {
-            for template in self.templates() {
+            for template in serving.view.templates() {
                 templates.push(
                     ResourceTemplate::new(template.uri, template.action.id)
                         .with_title(resources::template_title(template))
@@ -260,25 +369,26 @@ impl ServerHandler for GitlabServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        self.fitted().await;
+        let Serving { dispatcher, view } = self.serving(&context).await?;
         let uri = request.uri;
         let templates: &[EntityTemplate] = if self.inner.capability == CapabilitySurface::Full {
-            self.templates()
+            view.templates()
         } else {
             &[]
         };
         let text = match resources::parse(&uri, templates) {
-            Some(Target::Manifest) => resources::pretty(&resources::manifest(
-                &self.inner.surface,
-                &self.inner.dispatcher,
-            )),
-            Some(Target::Action(action)) if self.inner.dispatcher.policy().allows(action) => {
-                resources::pretty(&resources::action(&self.inner.surface, action))
+            Some(Target::Manifest) => {
+                resources::pretty(&resources::manifest(view.surface(), view.policy()))
+            }
+            Some(Target::Action(action)) if view.policy().allows(action) => {
+                resources::pretty(&resources::action(view.surface(), action))
             }
             Some(Target::Entity { action, args }) => {
-                let outcome = self.inner.dispatcher.run(action, args, false).await;
+                let outcome = self
+                    .scoped(&dispatcher, dispatcher.run(action, args, false))
+                    .await;
                 match (&outcome.structured, outcome.is_error) {
                     (Some(structured), false) => resources::entity_text(structured),
                     _ => {

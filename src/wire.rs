@@ -117,18 +117,25 @@ where
     }
 }
 
-/// What to do with one line.
-enum Verdict {
+/// What to do with one message (a stdio line, or an HTTP request body).
+pub(crate) enum Verdict {
     Deliver(Box<RxJsonRpcMessage<RoleServer>>),
     Reply(ErrorData, Option<NumberOrString>),
     Skip,
 }
 
-fn judge(line: &[u8]) -> Verdict {
+pub(crate) fn judge(line: &[u8]) -> Verdict {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return Verdict::Skip;
+    }
+    // The common case in one pass: a message rmcp reads, of a method it knows.
+    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+        Ok(JsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_)) => {}
+        Ok(message) => return Verdict::Deliver(Box::new(message)),
+        Err(_) => {}
     }
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,

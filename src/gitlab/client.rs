@@ -7,6 +7,7 @@
 //! that are safe to repeat are retried with jittered backoff (`retry.rs`); redirects stay
 //! on GITLAB_URL's origin (`redirect.rs`); bodies are read with a byte cap (`body.rs`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
@@ -20,7 +21,7 @@ use super::pagination::Pagination;
 use super::redirect;
 use super::request::{Method, Request};
 use super::retry;
-use super::settings::ClientSettings;
+use super::settings::{AuthKind, ClientSettings};
 use crate::redact::Redactor;
 
 /// A GitLab access token. Its `Debug` and `Display` never show the value.
@@ -52,9 +53,14 @@ struct Inner {
     /// `https://gitlab.example.com/api/v4`, without a trailing slash.
     api: String,
     settings: ClientSettings,
+    /// A password in the base URL (checked once, not per request).
+    url_secrets: Redactor,
     redactor: Arc<Redactor>,
-    /// Built on first use, so starting the server costs no TLS setup.
-    http: OnceLock<Result<reqwest::Client, String>>,
+    /// Built on first use, so starting the server costs no TLS setup; shared by every
+    /// client made `with_credentials` from this one (one connection pool per process).
+    http: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    /// GitLab answered 401 to one of this client's requests (the token is not accepted).
+    rejected: AtomicBool,
 }
 
 const USER_AGENT: &str = concat!("gitlab-mcp/", env!("CARGO_PKG_VERSION"));
@@ -65,29 +71,99 @@ impl GitlabClient {
     }
 
     pub fn with_settings(settings: ClientSettings) -> Self {
+        Self::sharing(settings, Arc::new(OnceLock::new()))
+    }
+
+    fn sharing(
+        settings: ClientSettings,
+        http: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    ) -> Self {
         let base = settings.base_url.trim_end_matches('/');
         let api = if base.ends_with("/api/v4") {
             base.to_owned()
         } else {
             format!("{base}/api/v4")
         };
-        let mut redactor = Redactor::default();
-        if let Some(token) = &settings.token {
-            redactor.add(token.expose());
-        }
+        let mut url_secrets = Redactor::default();
         if let Ok(checked) = super::base_url::check(base)
             && let Some(password) = &checked.password
         {
-            redactor.add(password);
+            url_secrets.add(password);
+        }
+        let mut redactor = url_secrets.clone();
+        if let Some(token) = &settings.token {
+            redactor.add(token.expose());
         }
         Self {
             inner: Arc::new(Inner {
                 api,
                 settings,
+                url_secrets,
                 redactor: Arc::new(redactor),
-                http: OnceLock::new(),
+                http,
+                rejected: AtomicBool::new(false),
             }),
         }
+    }
+
+    /// The same GitLab, settings and connection pool with another caller's token, sent in
+    /// the header `auth` names: the Streamable HTTP server makes one per request, so a
+    /// token is used for its own request only and nothing of it outlives the request.
+    pub fn with_credentials(&self, token: Token, auth: AuthKind) -> Self {
+        let mut redactor = self.inner.url_secrets.clone();
+        redactor.add(token.expose());
+        let settings = ClientSettings {
+            token: Some(token),
+            auth,
+            token_from_request: true,
+            ..self.inner.settings.clone()
+        };
+        Self {
+            inner: Arc::new(Inner {
+                api: self.inner.api.clone(),
+                settings,
+                url_secrets: self.inner.url_secrets.clone(),
+                redactor: Arc::new(redactor),
+                http: self.inner.http.clone(),
+                rejected: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The same settings and connection pool, without a token.
+    pub fn without_token(&self) -> Self {
+        let settings = ClientSettings {
+            token: None,
+            ..self.inner.settings.clone()
+        };
+        Self::sharing(settings, self.inner.http.clone())
+    }
+
+    /// The same settings and connection pool for another GitLab (already checked by
+    /// `base_url::check`), without a token.
+    pub fn for_instance(&self, base_url: &str) -> Self {
+        let settings = ClientSettings {
+            base_url: base_url.to_owned(),
+            token: None,
+            ..self.inner.settings.clone()
+        };
+        Self::sharing(settings, self.inner.http.clone())
+    }
+
+    /// Whether both are the same client (clones of one another).
+    pub fn same_as(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The base URL as configured (`https://gitlab.example.com`).
+    pub fn base_url(&self) -> &str {
+        &self.inner.settings.base_url
+    }
+
+    /// Whether GitLab answered 401 to a request of this client: its token is missing,
+    /// expired or revoked.
+    pub fn token_rejected(&self) -> bool {
+        self.inner.rejected.load(Ordering::Relaxed)
     }
 
     /// The API root this client talks to.
@@ -106,6 +182,10 @@ impl GitlabClient {
     /// Masks the token (and a password in GITLAB_URL) in every encoding.
     pub fn redactor(&self) -> &Redactor {
         &self.inner.redactor
+    }
+
+    pub fn shared_redactor(&self) -> Arc<Redactor> {
+        self.inner.redactor.clone()
     }
 
     /// The deadline of a call that starts now.
@@ -258,10 +338,15 @@ impl GitlabClient {
             deadline_text,
             self.inner.redactor.clone(),
         );
+        if status == 401 {
+            self.inner.rejected.store(true, Ordering::Relaxed);
+        }
         if status >= 400 {
             // Enough of an error body to quote GitLab's message.
             let body = stream.read_capped(64 * 1024).await.unwrap_or_default();
-            return Err(GitlabError::from_status(status, &body, retry_after));
+            let mut error = GitlabError::from_status(status, &body, retry_after);
+            error.token_from_request = self.inner.settings.token_from_request;
+            return Err(error);
         }
         if (300..400).contains(&status) {
             return Err(GitlabError::new(

@@ -55,6 +55,8 @@ pub struct GitlabError {
     /// The request would change data (not a GET): if its answer was lost, it may or may
     /// not have taken effect.
     pub write: bool,
+    /// The token came with the MCP client's HTTP request rather than from GITLAB_TOKEN.
+    pub token_from_request: bool,
 }
 
 const MAX_DETAIL: usize = 300;
@@ -70,6 +72,7 @@ impl GitlabError {
             detail: detail.into(),
             retry_after: None,
             write: false,
+            token_from_request: false,
         }
     }
 
@@ -97,6 +100,7 @@ impl GitlabError {
             detail: detail_from_body(body),
             retry_after,
             write: false,
+            token_from_request: false,
         }
     }
 
@@ -124,7 +128,12 @@ impl GitlabError {
         };
         match self.kind {
             ErrorKind::Unauthorized => format!(
-                "GitLab rejected the token{status}. Check that GITLAB_TOKEN is a valid, unexpired personal access token with the `api` scope (or `read_api` for reading)."
+                "GitLab rejected the token{status}. Check that {} is a valid, unexpired personal access token with the `api` scope (or `read_api` for reading).",
+                if self.token_from_request {
+                    "the token this request sent (PRIVATE-TOKEN or Authorization: Bearer)"
+                } else {
+                    "GITLAB_TOKEN"
+                }
             ),
             ErrorKind::Forbidden => format!(
                 "The token is not allowed to do this{status}.{said} Ask a maintainer for access, or use a token with more permissions."

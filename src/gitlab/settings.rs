@@ -47,6 +47,9 @@ pub struct ClientSettings {
     pub retries: u32,
     /// The largest GitLab body read into memory; a larger one is refused, not cut.
     pub max_body_bytes: usize,
+    /// The token came with an HTTP request (`serve --http`), not from GITLAB_TOKEN, so a
+    /// rejection names the request's header.
+    pub token_from_request: bool,
 }
 
 /// The default deadline of one tool call: under the 60 s most MCP clients wait.
@@ -66,6 +69,7 @@ impl ClientSettings {
             deadline: DEFAULT_DEADLINE,
             retries: DEFAULT_RETRIES,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            token_from_request: false,
         }
     }
 }

@@ -89,6 +89,11 @@ impl Surface {
         }
     }
 
+    /// The policy whose visible actions this surface lists.
+    pub fn policy(&self) -> &std::sync::Arc<Policy> {
+        &self.policy
+    }
+
     /// The tools (`name`, `title`, `description`, `inputSchema`, `outputSchema`,
     /// `annotations`), ordered as the catalog is. Each builder writes its tools as JSON,
     /// which is read once into rmcp's `Tool`, so a server holds one copy.

@@ -4,12 +4,14 @@
 
 mod support;
 
+mod deploy;
 mod errors;
 mod faults;
 mod first_hour;
 mod fit;
 mod generated;
 mod golden;
+mod http;
 mod jsonrpc;
 mod mcp;
 mod paths;

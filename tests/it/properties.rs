@@ -85,7 +85,7 @@ proptest! {
     fn uri_expansion_round_trips(project in tricky(), iid in 1_i64..1_000_000) {
         prop_assume!(!project.is_empty());
         static TEMPLATES: std::sync::OnceLock<Vec<resources::EntityTemplate>> = std::sync::OnceLock::new();
-        let templates = TEMPLATES.get_or_init(|| resources::entity_templates(&dispatcher()));
+        let templates = TEMPLATES.get_or_init(|| resources::entity_templates(dispatcher().policy()));
         let uri = format!("gitlab://project/{}/mr/{iid}", encode_component(&project));
         prop_assert!(uri.chars().all(|c| c.is_ascii_alphanumeric() || "-._~%:/".contains(c)), "{}", uri);
         match resources::parse(&uri, templates) {

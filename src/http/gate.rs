@@ -1,0 +1,464 @@
+//! What every request to `/mcp` passes before rmcp sees it, in this order:
+//!
+//! 1. `Host` and `Origin` against the allow-lists (403): DNS-rebinding and cross-site
+//!    protection.
+//! 2. The client address's authentication failures (429 while locked out).
+//! 3. The caller's credentials: `PRIVATE-TOKEN` or `Authorization: Bearer`, else the
+//!    operator's shared token when there is one (401 for none or a malformed one, which
+//!    counts as a failure), and the GitLab instance (`X-GitLab-URL`, only from the
+//!    operator's list; 403 otherwise).
+//! 4. The token's rate limit (429).
+//! 5. The body: at most the size limit (413), JSON-RPC judged as on stdio (`wire::judge`:
+//!    400 with -32700, -32600 or -32602 and the request's id).
+//!
+//! A request that passes carries a `Caller` (a GitLab client with its own token) into the
+//! MCP handler. Every refusal is an HTTP status with a JSON-RPC error body that says what
+//! to change. Headers are never logged, so no token reaches a log line.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
+use serde_json::json;
+
+use super::limit::Limiter;
+use super::settings::{
+    Allowed, HttpSettings, OriginRule, default_port, instance_key, split_host_port,
+};
+use crate::gitlab::{AuthKind, GitlabClient, Token};
+use crate::server::Caller;
+use crate::wire::{Verdict, judge};
+
+/// The header naming another GitLab instance for one request.
+pub const GITLAB_URL_HEADER: &str = "x-gitlab-url";
+
+/// The window of the authentication failure limit.
+pub const FAILURE_WINDOW: Duration = Duration::from_secs(300);
+
+/// Tokens longer than this are refused unread (GitLab's are under 100 characters).
+const MAX_TOKEN_BYTES: usize = 1024;
+
+/// JSON-RPC codes of the refusals (-32000 to -32099 are the server's own).
+const UNAUTHORIZED: i64 = -32001;
+const FORBIDDEN: i64 = -32003;
+const RATE_LIMITED: i64 = -32029;
+const TOO_LARGE: i64 = -32600;
+
+pub struct Gate {
+    settings: HttpSettings,
+    /// GITLAB_URL's client without a token, and with the shared token when the operator
+    /// allows one.
+    default: GitlabClient,
+    shared: Option<GitlabClient>,
+    /// The other allowed instances, sharing the default's connection pool.
+    instances: Vec<(String, GitlabClient)>,
+    rate: Option<Limiter>,
+    failures: Option<Limiter>,
+}
+
+/// A request that may go on to rmcp, and what to check when its answer is ready.
+pub struct Admitted {
+    pub request: Request<Body>,
+    /// `None` for a method rmcp refuses anyway (anything but POST).
+    pub caller: Option<Caller>,
+    pub address: IpAddr,
+    /// The caller sent their own token (a rejection of the shared one is the operator's
+    /// problem, not this address's).
+    pub own_token: bool,
+}
+
+impl Gate {
+    /// `gitlab` is GITLAB_URL's client with the server's token, if any.
+    pub fn new(settings: HttpSettings, gitlab: &GitlabClient) -> Self {
+        let default = gitlab.without_token();
+        let shared = (settings.shared_token && gitlab.token().is_some()).then(|| gitlab.clone());
+        let instances = settings
+            .gitlab_urls
+            .iter()
+            .map(|url| (url.clone(), default.for_instance(url)))
+            .collect();
+        let rate = Limiter::new(settings.rate_limit / 6, Duration::from_secs(10));
+        let failures = Limiter::new(settings.auth_failure_limit, FAILURE_WINDOW);
+        Self {
+            settings,
+            default,
+            shared,
+            instances,
+            rate,
+            failures,
+        }
+    }
+
+    /// Runs every check; the refusal is the response to send.
+    pub async fn admit(
+        &self,
+        request: Request<Body>,
+        peer: SocketAddr,
+    ) -> Result<Admitted, Box<Response<Body>>> {
+        let headers = request.headers();
+        self.check_host(headers)?;
+        self.check_origin(headers)?;
+        let address = self.client_address(headers, peer);
+        if request.method() != axum::http::Method::POST {
+            // rmcp answers 405 with the methods it allows; nothing to authenticate.
+            return Ok(Admitted {
+                request,
+                caller: None,
+                address,
+                own_token: false,
+            });
+        }
+        if let Some(failures) = &self.failures
+            && let Some(wait) = failures.wait(address)
+        {
+            return Err(refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                UNAUTHORIZED,
+                "Too many authentication failures from this address: wait, then send a valid GitLab token.".to_owned(),
+                Some(wait),
+            ));
+        }
+        let client = match self.credentials(headers) {
+            Ok(found) => found,
+            Err(refusal) => {
+                if refusal.status() == StatusCode::UNAUTHORIZED {
+                    self.failed(address);
+                }
+                return Err(refusal);
+            }
+        };
+        if let Some(rate) = &self.rate
+            && let Err(wait) = rate.take(client.token().map_or("", Token::expose))
+        {
+            return Err(refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                RATE_LIMITED,
+                format!(
+                    "Rate limit: this token may make {} requests a minute to this server. Retry after the wait.",
+                    self.settings.rate_limit
+                ),
+                Some(wait),
+            ));
+        }
+        let own_token = !self
+            .shared
+            .as_ref()
+            .is_some_and(|shared| shared.same_as(&client));
+        let request = self.read_body(request).await?;
+        Ok(Admitted {
+            request,
+            caller: Some(Caller { gitlab: client }),
+            address,
+            own_token,
+        })
+    }
+
+    /// Counts an authentication failure of `address` (a missing, malformed or rejected
+    /// token).
+    pub fn failed(&self, address: IpAddr) {
+        if let Some(failures) = &self.failures {
+            // An empty bucket means the address is already locked out.
+            let _ = failures.take(address);
+        }
+    }
+
+    fn check_host(&self, headers: &HeaderMap) -> Result<(), Box<Response<Body>>> {
+        let Allowed::Only(rules) = &self.settings.hosts else {
+            return Ok(());
+        };
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .and_then(split_host_port);
+        let allowed = host.as_ref().is_some_and(|(host, port)| {
+            rules
+                .iter()
+                .any(|rule| rule.host == *host && rule.port.is_none_or(|p| Some(p) == *port))
+        });
+        if allowed {
+            return Ok(());
+        }
+        Err(refuse(
+            StatusCode::FORBIDDEN,
+            FORBIDDEN,
+            "This server does not answer to that Host name (DNS-rebinding protection). The operator can allow it with GITLAB_MCP_ALLOWED_HOSTS.".to_owned(),
+            None,
+        ))
+    }
+
+    fn check_origin(&self, headers: &HeaderMap) -> Result<(), Box<Response<Body>>> {
+        let Allowed::Only(rules) = &self.settings.origins else {
+            return Ok(());
+        };
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            return Ok(());
+        };
+        let allowed = origin
+            .to_str()
+            .ok()
+            .is_some_and(|origin| origin_allowed(origin, rules));
+        if allowed {
+            return Ok(());
+        }
+        Err(refuse(
+            StatusCode::FORBIDDEN,
+            FORBIDDEN,
+            "Requests from this web origin are not allowed. The operator can allow it with GITLAB_MCP_ALLOWED_ORIGINS.".to_owned(),
+            None,
+        ))
+    }
+
+    /// The peer's address, or behind a proxy the last entry of the header the operator
+    /// named (the one their proxy added).
+    fn client_address(&self, headers: &HeaderMap, peer: SocketAddr) -> IpAddr {
+        self.settings
+            .client_address_header
+            .as_ref()
+            .and_then(|name| headers.get_all(name).iter().next_back())
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.rsplit(',').next())
+            .and_then(|last| last.trim().parse::<IpAddr>().ok())
+            .unwrap_or(peer.ip())
+    }
+
+    /// The client for this request's caller, and the key of its rate limit.
+    fn credentials(&self, headers: &HeaderMap) -> Result<GitlabClient, Box<Response<Body>>> {
+        let unauthorized = |message: &str| {
+            let mut response = refuse(
+                StatusCode::UNAUTHORIZED,
+                UNAUTHORIZED,
+                message.to_owned(),
+                None,
+            );
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"gitlab-mcp\""),
+            );
+            response
+        };
+        let instance = match headers.get(GITLAB_URL_HEADER) {
+            None => None,
+            Some(value) => Some(self.instance(value)?),
+        };
+        let private = headers.get("private-token");
+        let bearer = headers.get(header::AUTHORIZATION);
+        let (value, auth) = match (private, bearer) {
+            (Some(_), Some(_)) => {
+                return Err(unauthorized(
+                    "Send one credential: PRIVATE-TOKEN or Authorization: Bearer, not both.",
+                ));
+            }
+            (Some(value), None) => (value, AuthKind::PrivateToken),
+            (None, Some(value)) => {
+                let Some(token) = value
+                    .to_str()
+                    .ok()
+                    .and_then(|v| v.strip_prefix("Bearer ").or(v.strip_prefix("bearer ")))
+                else {
+                    return Err(unauthorized(
+                        "The Authorization header must be `Bearer <GitLab token>`.",
+                    ));
+                };
+                return self.caller(instance, token.trim(), AuthKind::Oauth, &unauthorized);
+            }
+            (None, None) => {
+                return match (&self.shared, instance) {
+                    (Some(shared), None) => Ok(shared.clone()),
+                    _ => Err(unauthorized(
+                        "This server needs your GitLab token on every request: send `PRIVATE-TOKEN: <token>` or `Authorization: Bearer <token>`.",
+                    )),
+                };
+            }
+        };
+        let token = value.to_str().unwrap_or_default().trim();
+        self.caller(instance, token, auth, &unauthorized)
+    }
+
+    fn caller(
+        &self,
+        instance: Option<&GitlabClient>,
+        token: &str,
+        auth: AuthKind,
+        unauthorized: &dyn Fn(&str) -> Box<Response<Body>>,
+    ) -> Result<GitlabClient, Box<Response<Body>>> {
+        let well_formed = !token.is_empty()
+            && token.len() <= MAX_TOKEN_BYTES
+            && token.bytes().all(|b| b.is_ascii_graphic());
+        if !well_formed {
+            return Err(unauthorized(
+                "The GitLab token is malformed: it must be one word of printable ASCII characters.",
+            ));
+        }
+        let base = instance.unwrap_or(&self.default);
+        Ok(base.with_credentials(Token::new(token), auth))
+    }
+
+    fn instance(&self, value: &HeaderValue) -> Result<&GitlabClient, Box<Response<Body>>> {
+        let key = value.to_str().map(instance_key).unwrap_or_default();
+        if key == instance_key(self.default.base_url()) {
+            return Ok(&self.default);
+        }
+        self.instances
+            .iter()
+            .find(|(url, _)| *url == key)
+            .map(|(_, client)| client)
+            .ok_or_else(|| {
+                refuse(
+                    StatusCode::FORBIDDEN,
+                    FORBIDDEN,
+                    "X-GitLab-URL names a GitLab this server may not reach. The operator lists the allowed ones in GITLAB_MCP_ALLOWED_GITLAB_URLS.".to_owned(),
+                    None,
+                )
+            })
+    }
+
+    /// Reads the body (at most the size limit) and judges it as the stdio wire does.
+    async fn read_body(
+        &self,
+        request: Request<Body>,
+    ) -> Result<Request<Body>, Box<Response<Body>>> {
+        let limit = self.settings.max_body_bytes;
+        let too_large = || {
+            refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                TOO_LARGE,
+                format!(
+                    "The request body is larger than this server accepts ({limit} bytes, GITLAB_MCP_MAX_MESSAGE_BYTES)."
+                ),
+                None,
+            )
+        };
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > limit as u64) {
+            return Err(too_large());
+        }
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, limit).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                let over = std::error::Error::source(&error)
+                    .is_some_and(|cause| cause.is::<http_body_util::LengthLimitError>());
+                return Err(if over {
+                    too_large()
+                } else {
+                    refuse(
+                        StatusCode::BAD_REQUEST,
+                        TOO_LARGE,
+                        "The request body could not be read whole.".to_owned(),
+                        None,
+                    )
+                });
+            }
+        };
+        let json_content = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("application/json")
+            });
+        // rmcp answers a wrong content type itself (415); judge only what it would parse.
+        if json_content {
+            match judge(&bytes) {
+                Verdict::Deliver(_) => {}
+                Verdict::Reply(error, id) => {
+                    let body = json!({"jsonrpc": "2.0", "id": id, "error": error});
+                    return Err(Box::new(json_response(StatusCode::BAD_REQUEST, &body)));
+                }
+                Verdict::Skip => {
+                    let mut response = Response::new(Body::empty());
+                    *response.status_mut() = StatusCode::ACCEPTED;
+                    return Err(Box::new(response));
+                }
+            }
+        }
+        Ok(Request::from_parts(parts, Body::from(bytes)))
+    }
+}
+
+fn origin_allowed(origin: &str, rules: &[OriginRule]) -> bool {
+    let origin = origin.trim();
+    if origin.eq_ignore_ascii_case("null") {
+        return rules.iter().any(|r| r.scheme.as_deref() == Some("null"));
+    }
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let Some((host, port)) = split_host_port(rest) else {
+        return false;
+    };
+    let port = port.or_else(|| default_port(&scheme));
+    rules.iter().any(|rule| {
+        rule.host == host
+            && rule.scheme.as_deref().is_none_or(|s| s == scheme)
+            && rule.port.is_none_or(|p| Some(p) == port)
+    })
+}
+
+/// A refusal: the status, and a JSON-RPC error without an id (the body was not read), plus
+/// `Retry-After` when a wait will help.
+fn refuse(
+    status: StatusCode,
+    code: i64,
+    message: String,
+    retry_after: Option<Duration>,
+) -> Box<Response<Body>> {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    let mut response = json_response(status, &body);
+    if let Some(wait) = retry_after {
+        let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    Box::new(response)
+}
+
+pub fn json_response(status: StatusCode, body: &serde_json::Value) -> Response<Body> {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::settings::parse_origin_rule;
+
+    #[test]
+    fn origins() {
+        let rules: Vec<OriginRule> = ["https://app.example.com", "http://localhost:*", "127.0.0.1"]
+            .iter()
+            .map(|r| parse_origin_rule(r).unwrap())
+            .collect();
+        assert!(origin_allowed("https://app.example.com", &rules));
+        assert!(origin_allowed("https://app.example.com:443", &rules));
+        assert!(!origin_allowed("https://app.example.com:8443", &rules));
+        assert!(!origin_allowed("http://app.example.com", &rules));
+        assert!(origin_allowed("http://localhost:6274", &rules));
+        assert!(origin_allowed("https://127.0.0.1:9", &rules));
+        assert!(!origin_allowed("http://evil.example.com", &rules));
+        assert!(!origin_allowed("null", &rules));
+        assert!(!origin_allowed("localhost", &rules));
+    }
+}

@@ -1,0 +1,351 @@
+//! The settings of `gitlab-mcp serve --http`: where to listen, which `Host` and `Origin`
+//! headers to accept, the limits, and which GitLab instances and credentials a request
+//! may use. Flags with environment variables, checked once at start into `HttpSettings`.
+
+use std::net::SocketAddr;
+
+use axum::http::HeaderName;
+use clap::builder::BoolishValueParser;
+
+/// The address `--http` listens on when given without one: this machine only.
+pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8080";
+
+/// The `Host` names accepted by default: loopback only, so a web page cannot reach a
+/// local server through DNS rebinding.
+pub const DEFAULT_HOSTS: &str = "localhost,127.0.0.1,::1";
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HttpOptions {
+    /// Serve MCP over Streamable HTTP at this address (path /mcp, probes at /health)
+    /// instead of stdio [default address: 127.0.0.1:8080].
+    #[arg(long, env = "GITLAB_MCP_HTTP", value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_ADDRESS)]
+    pub http: Option<SocketAddr>,
+
+    /// Host names (or host:port) the server answers to, comma-separated; `*` for any.
+    /// Behind a load balancer, list the name clients use.
+    #[arg(long, env = "GITLAB_MCP_ALLOWED_HOSTS", default_value = DEFAULT_HOSTS, value_name = "HOSTS")]
+    pub allowed_hosts: String,
+
+    /// Browser origins allowed to call the server (`https://app.example.com`,
+    /// `http://localhost:*`), comma-separated; `*` for any. Requests without an Origin
+    /// header (every non-browser client) pass [default: the allowed hosts, any scheme
+    /// and port].
+    #[arg(long, env = "GITLAB_MCP_ALLOWED_ORIGINS", value_name = "ORIGINS")]
+    pub allowed_origins: Option<String>,
+
+    /// Requests per minute one token may make to this server (bursts of up to ten
+    /// seconds' worth); 0 for no limit.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_RATE_LIMIT",
+        default_value_t = 600,
+        value_name = "PER_MINUTE"
+    )]
+    pub rate_limit: u32,
+
+    /// Authentication failures (a missing, malformed or rejected token) one client
+    /// address may have in 5 minutes before it must wait; 0 for no limit.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_AUTH_FAILURE_LIMIT",
+        default_value_t = 10,
+        value_name = "COUNT"
+    )]
+    pub auth_failure_limit: u32,
+
+    /// Requests without their own token use GITLAB_TOKEN (on GITLAB_URL only): anyone
+    /// who can reach the server acts as that token's user.
+    #[arg(long, env = "GITLAB_MCP_SHARED_TOKEN", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub shared_token: bool,
+
+    /// Other GitLab instances a request may name in its `X-GitLab-URL` header,
+    /// comma-separated (GITLAB_URL is always allowed, and the default).
+    #[arg(
+        long,
+        env = "GITLAB_MCP_ALLOWED_GITLAB_URLS",
+        default_value = "",
+        hide_default_value = true,
+        value_name = "URLS"
+    )]
+    pub allowed_gitlab_urls: String,
+
+    /// Behind a reverse proxy: the header holding the client's address (such as
+    /// X-Forwarded-For; its last entry is used), for the authentication failure limit.
+    #[arg(long, env = "GITLAB_MCP_CLIENT_ADDRESS_HEADER", value_name = "HEADER")]
+    pub client_address_header: Option<String>,
+}
+
+/// `HttpOptions`, checked.
+#[derive(Debug, Clone)]
+pub struct HttpSettings {
+    pub listen: SocketAddr,
+    pub hosts: Allowed<HostRule>,
+    pub origins: Allowed<OriginRule>,
+    /// The largest request body (`GITLAB_MCP_MAX_MESSAGE_BYTES`).
+    pub max_body_bytes: usize,
+    pub rate_limit: u32,
+    pub auth_failure_limit: u32,
+    pub shared_token: bool,
+    /// Base URLs of the other instances a request may name, as `base_url::check` gives them.
+    pub gitlab_urls: Vec<String>,
+    pub client_address_header: Option<HeaderName>,
+}
+
+/// A list of rules, or anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Allowed<T> {
+    Any,
+    Only(Vec<T>),
+}
+
+/// An allowed `Host`: a name, and a port when the entry gives one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostRule {
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+/// An allowed `Origin`: `None` parts match anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginRule {
+    pub scheme: Option<String>,
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+impl HttpOptions {
+    /// The checked settings; `None` when `--http` is not given (serve stdio).
+    pub fn settings(&self, max_body_bytes: usize) -> anyhow::Result<Option<HttpSettings>> {
+        let Some(listen) = self.http else {
+            return Ok(None);
+        };
+        let hosts = parse_list(&self.allowed_hosts, |entry| {
+            parse_host_rule(entry).ok_or_else(|| {
+                format!("GITLAB_MCP_ALLOWED_HOSTS: `{entry}` is not a host name or host:port")
+            })
+        })?;
+        let origins = match &self.allowed_origins {
+            Some(text) => parse_list(text, |entry| {
+                parse_origin_rule(entry).ok_or_else(|| {
+                    format!(
+                        "GITLAB_MCP_ALLOWED_ORIGINS: `{entry}` is not an origin such as https://app.example.com or http://localhost:*"
+                    )
+                })
+            })?,
+            None => match &hosts {
+                Allowed::Any => Allowed::Any,
+                Allowed::Only(rules) => Allowed::Only(
+                    rules
+                        .iter()
+                        .map(|rule| OriginRule {
+                            scheme: None,
+                            host: rule.host.clone(),
+                            port: None,
+                        })
+                        .collect(),
+                ),
+            },
+        };
+        let mut gitlab_urls = Vec::new();
+        for entry in split(&self.allowed_gitlab_urls) {
+            let checked = crate::gitlab::base_url::check(entry)
+                .map_err(|e| anyhow::anyhow!("GITLAB_MCP_ALLOWED_GITLAB_URLS: {e}"))?;
+            if let Some(warning) = checked.warning {
+                tracing::warn!("{warning}");
+            }
+            gitlab_urls.push(instance_key(&checked.url));
+        }
+        let client_address_header = self
+            .client_address_header
+            .as_deref()
+            .map(|name| {
+                HeaderName::try_from(name.trim()).map_err(|_| {
+                    anyhow::anyhow!(
+                        "GITLAB_MCP_CLIENT_ADDRESS_HEADER: `{name}` is not a header name"
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(Some(HttpSettings {
+            listen,
+            hosts,
+            origins,
+            max_body_bytes,
+            rate_limit: self.rate_limit,
+            auth_failure_limit: self.auth_failure_limit,
+            shared_token: self.shared_token,
+            gitlab_urls,
+            client_address_header,
+        }))
+    }
+}
+
+/// How two spellings of one GitLab compare: without a trailing slash or `/api/v4`, the
+/// scheme and host in lower case.
+pub fn instance_key(url: &str) -> String {
+    let url = url.trim().trim_end_matches('/');
+    let url = url.strip_suffix("/api/v4").unwrap_or(url);
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            format!(
+                "{}://{}{path}",
+                scheme.to_ascii_lowercase(),
+                authority.to_ascii_lowercase()
+            )
+        }
+        None => url.to_owned(),
+    }
+}
+
+fn split(text: &str) -> impl Iterator<Item = &str> {
+    text.split([',', ' ', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn parse_list<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> anyhow::Result<Allowed<T>> {
+    let mut rules = Vec::new();
+    for entry in split(text) {
+        if entry == "*" {
+            return Ok(Allowed::Any);
+        }
+        rules.push(parse(entry).map_err(|e| anyhow::anyhow!(e))?);
+    }
+    Ok(Allowed::Only(rules))
+}
+
+/// `example.com`, `example.com:8443`, `::1`, `[::1]:8080`.
+pub fn parse_host_rule(entry: &str) -> Option<HostRule> {
+    let (host, port) = split_host_port(entry)?;
+    Some(HostRule { host, port })
+}
+
+/// A `Host` header value or an allow-list entry as (lower-case host without brackets,
+/// port).
+pub fn split_host_port(text: &str) -> Option<(String, Option<u16>)> {
+    let text = text.trim();
+    let (host, port) = if let Some(rest) = text.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        let port = match after {
+            "" => None,
+            _ => Some(after.strip_prefix(':')?.parse().ok()?),
+        };
+        (host, port)
+    } else if text.matches(':').count() > 1 {
+        (text, None)
+    } else {
+        match text.split_once(':') {
+            Some((host, port)) => (host, Some(port.parse().ok()?)),
+            None => (text, None),
+        }
+    };
+    let valid = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'));
+    valid.then(|| (host.to_ascii_lowercase(), port))
+}
+
+/// `https://app.example.com` (its default port), `http://localhost:*`, `http://h:3000`,
+/// `null` (sandboxed pages and local files), or a bare host (any scheme and port).
+pub fn parse_origin_rule(entry: &str) -> Option<OriginRule> {
+    if entry.eq_ignore_ascii_case("null") {
+        return Some(OriginRule {
+            scheme: Some("null".into()),
+            host: String::new(),
+            port: None,
+        });
+    }
+    let Some((scheme, rest)) = entry.split_once("://") else {
+        let (host, port) = split_host_port(entry)?;
+        return Some(OriginRule {
+            scheme: None,
+            host,
+            port,
+        });
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let rest = rest.trim_end_matches('/');
+    let (host, port) = match rest.strip_suffix(":*") {
+        Some(host) => (split_host_port(host)?.0, None),
+        None => {
+            let (host, port) = split_host_port(rest)?;
+            (host, Some(port.or_else(|| default_port(&scheme))?))
+        }
+    };
+    Some(OriginRule {
+        scheme: Some(scheme),
+        host,
+        port,
+    })
+}
+
+pub fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_rules() {
+        assert_eq!(
+            parse_host_rule("Example.COM:8443"),
+            Some(HostRule {
+                host: "example.com".into(),
+                port: Some(8443)
+            })
+        );
+        assert_eq!(parse_host_rule("::1").unwrap().host, "::1");
+        assert_eq!(parse_host_rule("[::1]:80").unwrap().port, Some(80));
+        assert_eq!(parse_host_rule("evil.com/x"), None);
+        assert_eq!(parse_host_rule("host:port"), None);
+    }
+
+    #[test]
+    fn origin_rules() {
+        let rule = parse_origin_rule("https://App.example.com").unwrap();
+        assert_eq!(rule.port, Some(443));
+        assert_eq!(rule.host, "app.example.com");
+        assert_eq!(parse_origin_rule("http://localhost:*").unwrap().port, None);
+        assert_eq!(parse_origin_rule("localhost").unwrap().scheme, None);
+        assert!(parse_origin_rule("https://").is_none());
+    }
+
+    #[test]
+    fn instances_compare_without_api_suffix_or_case() {
+        assert_eq!(
+            instance_key("HTTPS://GitLab.Example.com/api/v4/"),
+            "https://gitlab.example.com"
+        );
+        assert_eq!(
+            instance_key("https://example.com/Gitlab"),
+            "https://example.com/Gitlab"
+        );
+    }
+
+    #[test]
+    fn defaults_are_loopback_only() {
+        let options = HttpOptions {
+            http: Some(DEFAULT_ADDRESS.parse().unwrap()),
+            allowed_hosts: DEFAULT_HOSTS.into(),
+            ..HttpOptions::default()
+        };
+        let settings = options.settings(1024).unwrap().unwrap();
+        let Allowed::Only(hosts) = &settings.hosts else {
+            panic!("any host by default")
+        };
+        let names: Vec<&str> = hosts.iter().map(|h| h.host.as_str()).collect();
+        assert_eq!(names, ["localhost", "127.0.0.1", "::1"]);
+        assert!(matches!(settings.origins, Allowed::Only(ref o) if o.len() == 3));
+    }
+}

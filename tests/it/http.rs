@@ -1,0 +1,762 @@
+//! `gitlab-mcp serve --http`: the real binary over Streamable HTTP, driven with raw POSTs
+//! so every status, header and JSON-RPC error is seen as a client sees it. Each request
+//! carries its own token; nothing is remembered between requests (so two processes answer
+//! one client as one would); Host, Origin, body size, rate and authentication failures are
+//! checked; SIGTERM lets a request in flight finish; no token reaches the log; each token
+//! sees the catalog fitted to itself, never another token's.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gitlab_mcp::sandbox::{self, Faults, Sandbox};
+use serde_json::{Value, json};
+
+use crate::support::BINARY;
+
+/// The binary serving HTTP on a free loopback port, its stderr collected.
+struct HttpServer {
+    child: Child,
+    endpoint: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl HttpServer {
+    fn start(gitlab: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(BINARY);
+        command
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .env("GITLAB_URL", gitlab)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for name in [
+            "GITLAB_TOKEN",
+            "GITLAB_PERSONAL_ACCESS_TOKEN",
+            "GITLAB_MCP_SHARED_TOKEN",
+            "GITLAB_MCP_ALLOWED_HOSTS",
+            "GITLAB_MCP_ALLOWED_ORIGINS",
+            "GITLAB_MCP_RATE_LIMIT",
+            "GITLAB_MCP_AUTH_FAILURE_LIMIT",
+            "GITLAB_MCP_ALLOWED_GITLAB_URLS",
+            "GITLAB_MCP_CLIENT_ADDRESS_HEADER",
+            "GITLAB_MCP_LOG",
+            "GITLAB_FIT_CATALOG",
+            "TOOL_SURFACE",
+        ] {
+            command.env_remove(name);
+        }
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("the binary starts");
+        let log = Arc::new(Mutex::new(String::new()));
+        let (found, endpoint) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("piped stderr");
+        let collected = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("http://") {
+                    let url: String = line[at..]
+                        .chars()
+                        .take_while(|c| !c.is_whitespace())
+                        .collect();
+                    let _ = found.send(url);
+                }
+                let mut log = collected.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let endpoint = endpoint
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("the server did not start: {}", log.lock().unwrap()));
+        Self {
+            child,
+            endpoint,
+            log,
+        }
+    }
+
+    fn origin(&self) -> String {
+        self.endpoint.trim_end_matches("/mcp").to_owned()
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+
+    fn wait(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP answer: status, headers, and the body as JSON (`Value::Null` when empty).
+struct Reply {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: Value,
+}
+
+impl Reply {
+    fn error_code(&self) -> i64 {
+        self.body["error"]["code"].as_i64().unwrap_or(0)
+    }
+
+    fn error_message(&self) -> &str {
+        self.body["error"]["message"].as_str().unwrap_or_default()
+    }
+
+    fn tool_text(&self) -> &str {
+        self.body["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+    }
+
+    fn is_tool_error(&self) -> bool {
+        self.body["result"]["isError"] == true
+    }
+}
+
+/// POSTs `body` with the usual MCP headers, `headers` added or replacing them.
+async fn post(endpoint: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    let mut map = HeaderMap::new();
+    for (name, value) in [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2025-11-25"),
+    ]
+    .iter()
+    .chain(headers)
+    {
+        map.insert(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_bytes(value.as_bytes()).unwrap(),
+        );
+    }
+    let response = reqwest::Client::new()
+        .post(endpoint)
+        .headers(map)
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.expect("a body");
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn call(action: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "gitlab_execute_action", "arguments": {"action": action, "params": params}}})
+    .to_string()
+}
+
+fn initialize() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "http-test", "version": "1"}}})
+    .to_string()
+}
+
+const ALICE: (&str, &str) = ("private-token", sandbox::TOKEN);
+const BOB: (&str, &str) = ("authorization", "Bearer sandbox-token-bob");
+const NO_FITTING: (&str, &str) = ("GITLAB_FIT_CATALOG", "false");
+
+#[tokio::test]
+async fn each_request_runs_with_its_own_token() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    // Fitting off, so the requests GitLab sees are the calls' own (fitting per token is
+    // `each_token_sees_the_catalog_fitted_to_itself`).
+    let server = HttpServer::start(gitlab.url(), &[], &[NO_FITTING]);
+    for (header, user) in [
+        (ALICE, "alice"),
+        (BOB, "bob"),
+        (ALICE, "alice"),
+        (BOB, "bob"),
+    ] {
+        let reply = post(
+            &server.endpoint,
+            &[header],
+            &call("user.current", json!({})),
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(
+            reply.body["result"]["structuredContent"]["username"], user,
+            "{}",
+            reply.body
+        );
+    }
+    // Alice's private project: hers to read, not Bob's, on the same server.
+    let dotfiles = call("project.get", json!({"project_id": "alice/dotfiles"}));
+    let reply = post(&server.endpoint, &[BOB], &dotfiles).await;
+    assert!(reply.is_tool_error(), "{}", reply.body);
+    let reply = post(&server.endpoint, &[ALICE], &dotfiles).await;
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+    // GitLab saw each request with its caller's token, in the header the caller used.
+    let users: Vec<Option<String>> = gitlab.requests().into_iter().map(|r| r.user).collect();
+    let expected = ["alice", "bob", "alice", "bob", "bob", "alice"];
+    assert_eq!(
+        users,
+        expected.map(|u| Some(u.to_owned())),
+        "GitLab saw these users"
+    );
+}
+
+#[tokio::test]
+async fn a_token_is_never_remembered_for_a_later_request() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[("GITLAB_TOKEN", sandbox::TOKEN)]);
+    let reply = post(&server.endpoint, &[ALICE], &initialize()).await;
+    assert_eq!(reply.status, 200);
+    assert!(reply.headers.get("mcp-session-id").is_none(), "stateless");
+    // The next request brings no token: the one on initialize is not reused, and the
+    // server's own GITLAB_TOKEN is not shared unless the operator says so.
+    let reply = post(&server.endpoint, &[], &call("user.current", json!({}))).await;
+    assert_eq!(reply.status, 401, "{}", reply.body);
+    assert_eq!(reply.error_code(), -32001);
+    assert!(
+        reply.error_message().contains("PRIVATE-TOKEN"),
+        "{}",
+        reply.body
+    );
+    assert!(reply.headers.contains_key("www-authenticate"));
+    assert!(
+        server.log().contains("GITLAB_TOKEN is set but not used"),
+        "{}",
+        server.log()
+    );
+    assert!(gitlab.requests().is_empty(), "nothing reached GitLab");
+}
+
+#[tokio::test]
+async fn a_shared_token_only_when_the_operator_sets_one() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let other = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(
+        gitlab.url(),
+        &["--shared-token", "--allowed-gitlab-urls", other.url()],
+        &[("GITLAB_TOKEN", sandbox::TOKEN)],
+    );
+    let reply = post(&server.endpoint, &[], &call("user.current", json!({}))).await;
+    assert_eq!(
+        reply.body["result"]["structuredContent"]["username"], "alice",
+        "{}",
+        reply.body
+    );
+    // A caller's own token still wins.
+    let reply = post(&server.endpoint, &[BOB], &call("user.current", json!({}))).await;
+    assert_eq!(reply.body["result"]["structuredContent"]["username"], "bob");
+    // The shared token never goes to another instance.
+    let reply = post(
+        &server.endpoint,
+        &[("x-gitlab-url", other.url())],
+        &call("user.current", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, 401, "{}", reply.body);
+    assert!(other.requests().is_empty());
+}
+
+#[tokio::test]
+async fn another_gitlab_only_from_the_allow_list() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let other = Sandbox::start_local().await.unwrap();
+    let strict = HttpServer::start(gitlab.url(), &[], &[]);
+    let reply = post(
+        &strict.endpoint,
+        &[ALICE, ("x-gitlab-url", other.url())],
+        &call("user.current", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    assert!(
+        reply
+            .error_message()
+            .contains("GITLAB_MCP_ALLOWED_GITLAB_URLS")
+    );
+
+    let open = HttpServer::start(
+        gitlab.url(),
+        &[],
+        &[
+            (
+                "GITLAB_MCP_ALLOWED_GITLAB_URLS",
+                &format!("{}/api/v4/", other.url()),
+            ),
+            NO_FITTING,
+        ],
+    );
+    let reply = post(
+        &open.endpoint,
+        &[BOB, ("x-gitlab-url", other.url())],
+        &call("user.current", json!({})),
+    )
+    .await;
+    assert_eq!(reply.body["result"]["structuredContent"]["username"], "bob");
+    assert_eq!(
+        other.requests().len(),
+        1,
+        "the request went to the named GitLab"
+    );
+    assert!(gitlab.requests().is_empty());
+}
+
+#[tokio::test]
+async fn host_and_origin_must_be_allowed() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[]);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let port = server
+        .endpoint
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp");
+
+    let reply = post(
+        &server.endpoint,
+        &[ALICE, ("host", &format!("evil.example.com:{port}"))],
+        &list,
+    )
+    .await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    assert_eq!(reply.error_code(), -32003);
+    assert!(reply.error_message().contains("GITLAB_MCP_ALLOWED_HOSTS"));
+
+    let reply = post(
+        &server.endpoint,
+        &[ALICE, ("origin", "https://evil.example.com")],
+        &list,
+    )
+    .await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    assert!(reply.error_message().contains("GITLAB_MCP_ALLOWED_ORIGINS"));
+
+    for origin in ["http://localhost:6274", "http://127.0.0.1:3000"] {
+        let reply = post(&server.endpoint, &[ALICE, ("origin", origin)], &list).await;
+        assert_eq!(reply.status, 200, "{origin}: {}", reply.body);
+    }
+
+    // Probes come with the pod's address as Host: /health answers them.
+    let health = reqwest::Client::new()
+        .get(format!("{}/health", server.origin()))
+        .header("host", "10.1.2.3:8080")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+
+    // An operator's own name, and loopback no longer.
+    let named = HttpServer::start(gitlab.url(), &["--allowed-hosts", "mcp.example.com"], &[]);
+    let reply = post(
+        &named.endpoint,
+        &[ALICE, ("host", "mcp.example.com")],
+        &list,
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let reply = post(&named.endpoint, &[ALICE], &list).await;
+    assert_eq!(reply.status, 403);
+}
+
+#[tokio::test]
+async fn bodies_are_limited_and_judged() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(
+        gitlab.url(),
+        &[],
+        &[("GITLAB_MCP_MAX_MESSAGE_BYTES", "4096")],
+    );
+    let big = call(
+        "issue.create",
+        json!({"project_id": 101, "title": "x".repeat(5000)}),
+    );
+    let reply = post(&server.endpoint, &[ALICE], &big).await;
+    assert_eq!(reply.status, 413, "{}", reply.body);
+    assert!(
+        reply.error_message().contains("4096 bytes"),
+        "{}",
+        reply.body
+    );
+
+    let reply = post(
+        &server.endpoint,
+        &[ALICE],
+        "{\"jsonrpc\": \"2.0\", \"id\": 3,",
+    )
+    .await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), -32700, "{}", reply.body);
+
+    let wrong = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#;
+    let reply = post(&server.endpoint, &[ALICE], wrong).await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), -32602, "{}", reply.body);
+    assert_eq!(reply.body["id"], 4, "the error answers the request's id");
+
+    let get = reqwest::Client::new()
+        .get(&server.endpoint)
+        .header("accept", "text/event-stream")
+        .header(ALICE.0, ALICE.1)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 405, "stateless: no standalone stream");
+    assert!(gitlab.requests().is_empty());
+}
+
+#[tokio::test]
+async fn each_token_has_its_own_rate_limit() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    // 6 a minute: a burst of one, then one every 10 s.
+    let server = HttpServer::start(gitlab.url(), &["--rate-limit", "6"], &[]);
+    let me = call("user.current", json!({}));
+    assert_eq!(post(&server.endpoint, &[ALICE], &me).await.status, 200);
+    let reply = post(&server.endpoint, &[ALICE], &me).await;
+    assert_eq!(reply.status, 429, "{}", reply.body);
+    assert_eq!(reply.error_code(), -32029);
+    let wait: u64 = reply.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=10).contains(&wait), "Retry-After: {wait}");
+    // Another token is not held back by Alice's.
+    assert_eq!(post(&server.endpoint, &[BOB], &me).await.status, 200);
+}
+
+#[tokio::test]
+async fn repeated_authentication_failures_lock_an_address_out() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(
+        gitlab.url(),
+        &[
+            "--auth-failure-limit",
+            "3",
+            "--client-address-header",
+            "X-Forwarded-For",
+        ],
+        &[],
+    );
+    let me = call("user.current", json!({}));
+    let mallory = ("x-forwarded-for", "10.0.0.1, 203.0.113.7");
+    // No token, a malformed one, and one GitLab rejects: three failures.
+    let reply = post(&server.endpoint, &[mallory], &me).await;
+    assert_eq!(reply.status, 401);
+    let reply = post(
+        &server.endpoint,
+        &[mallory, ("private-token", "two words")],
+        &me,
+    )
+    .await;
+    assert_eq!(reply.status, 401);
+    assert!(
+        reply.error_message().contains("malformed"),
+        "{}",
+        reply.body
+    );
+    let reply = post(
+        &server.endpoint,
+        &[mallory, ("private-token", "guessed-token-1")],
+        &me,
+    )
+    .await;
+    assert_eq!(reply.status, 200, "GitLab's 401 is a tool result");
+    assert!(reply.is_tool_error());
+    assert!(
+        reply.tool_text().contains("the token this request sent"),
+        "{}",
+        reply.tool_text()
+    );
+    // Locked out now, even with a good token.
+    let reply = post(&server.endpoint, &[mallory, ALICE], &me).await;
+    assert_eq!(reply.status, 429, "{}", reply.body);
+    assert!(reply.headers.contains_key("retry-after"));
+    assert!(reply.error_message().contains("authentication failures"));
+    // Another client address is not.
+    let reply = post(
+        &server.endpoint,
+        &[("x-forwarded-for", "203.0.113.8"), ALICE],
+        &me,
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[tokio::test]
+async fn two_processes_answer_one_client_as_one_process_does() {
+    let script: Vec<String> = vec![
+        initialize(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string(),
+        call("issue.create", json!({"project_id": "acme/platform/api", "title": "Replicas agree"})),
+        call("issue.list", json!({"project_id": "acme/platform/api", "search": "Replicas agree"})),
+        call("issue.note_create", json!({"project_id": "acme/platform/api", "issue_iid": 17, "body": "Seen from a replica"})),
+        call("issue.note_list", json!({"project_id": "acme/platform/api", "issue_iid": 17})),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "gitlab://project/acme%2Fplatform%2Fapi/mr/42"}}).to_string(),
+        call("user.current", json!({})),
+    ];
+    let run = |replicas: usize| {
+        let script = script.clone();
+        async move {
+            let gitlab = Sandbox::start_local().await.unwrap();
+            let servers: Vec<HttpServer> = (0..replicas)
+                .map(|_| HttpServer::start(gitlab.url(), &[], &[]))
+                .collect();
+            let mut answers = Vec::new();
+            for (at, message) in script.iter().enumerate() {
+                let server = &servers[at % servers.len()];
+                let reply = post(&server.endpoint, &[ALICE], message).await;
+                answers.push((reply.status, reply.body));
+            }
+            answers
+        }
+    };
+    let one = run(1).await;
+    let two = run(2).await;
+    for (at, (single, alternating)) in one.iter().zip(&two).enumerate() {
+        assert!([200, 202].contains(&single.0), "step {at}: {:?}", single);
+        assert_eq!(
+            single, alternating,
+            "step {at} differs between one and two processes"
+        );
+    }
+    assert!(
+        one[4].1.to_string().contains("Replicas agree"),
+        "the issue created through one process is listed through the other: {}",
+        one[4].1
+    );
+}
+
+#[tokio::test]
+async fn sigterm_lets_a_request_in_flight_finish() {
+    let slow = Faults {
+        latency_ms: 1500,
+        ..Faults::default()
+    };
+    let gitlab = Sandbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), slow)
+        .await
+        .unwrap();
+    let mut server = HttpServer::start(gitlab.url(), &[], &[]);
+    let endpoint = server.endpoint.clone();
+    let in_flight =
+        tokio::spawn(
+            async move { post(&endpoint, &[ALICE], &call("user.current", json!({}))).await },
+        );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    server.terminate();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // No new connections once stopping...
+    let refused = reqwest::Client::new()
+        .get(format!("{}/health", server.origin()))
+        .send()
+        .await;
+    assert!(
+        refused.is_err(),
+        "a new connection was accepted after SIGTERM"
+    );
+    // ...but the request in flight gets its whole answer.
+    let reply = in_flight.await.unwrap();
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.body["result"]["structuredContent"]["username"], "alice",
+        "{}",
+        reply.body
+    );
+    let status = tokio::task::spawn_blocking(move || {
+        let status = server.wait(Duration::from_secs(5));
+        (status, server.log())
+    })
+    .await
+    .unwrap();
+    assert!(
+        status.0.is_some_and(|s| s.success()),
+        "exit: {:?}\n{}",
+        status.0,
+        status.1
+    );
+    assert!(status.1.contains("stopped"), "{}", status.1);
+}
+
+#[tokio::test]
+async fn no_token_reaches_the_log() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[("GITLAB_MCP_LOG", "debug")]);
+    let secrets = [
+        sandbox::TOKEN,
+        "sandbox-token-bob",
+        "glpat-Revoked9Token",
+        "glpat malformed-two-words",
+    ];
+    for token in secrets {
+        for body in [
+            initialize(),
+            call("user.current", json!({})),
+            call("project.get", json!({"project_id": "acme/nothing"})),
+            "{nope".to_owned(),
+        ] {
+            post(&server.endpoint, &[("private-token", token)], &body).await;
+            post(
+                &server.endpoint,
+                &[("authorization", &format!("Bearer {token}"))],
+                &body,
+            )
+            .await;
+        }
+    }
+    let log = server.log();
+    assert!(log.contains("GitLab request"), "debug logging is on: {log}");
+    for secret in secrets {
+        assert!(!log.contains(secret), "{secret} is in the log:\n{log}");
+    }
+}
+
+#[tokio::test]
+async fn protocol_2026_is_served_statelessly_too() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "http-test", "version": "1"}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "gitlab_execute_action",
+        "arguments": {"action": "user.current", "params": {}},
+        "_meta": meta}})
+    .to_string();
+    let reply = post(
+        &server.endpoint,
+        &[
+            BOB,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "gitlab_execute_action"),
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.body["result"]["structuredContent"]["username"], "bob",
+        "{}",
+        reply.body
+    );
+}
+
+fn list_tools() -> String {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}).to_string()
+}
+
+fn tool_names(reply: &Reply) -> Vec<String> {
+    reply.body["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {}", reply.body))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn each_token_sees_the_catalog_fitted_to_itself() {
+    const READ: (&str, &str) = ("private-token", sandbox::TOKEN_READ_API);
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[("TOOL_SURFACE", "individual")]);
+    // Interleaved, so a fitting kept for one token would show in the next one's answer.
+    for (header, can_write) in [(READ, false), (ALICE, true), (READ, false), (ALICE, true)] {
+        let reply = post(&server.endpoint, &[header], &list_tools()).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let names = tool_names(&reply);
+        assert!(names.iter().any(|n| n == "gitlab_issue_list"), "{names:?}");
+        assert_eq!(
+            names.iter().any(|n| n == "gitlab_issue_create"),
+            can_write,
+            "{}: {names:?}",
+            header.1
+        );
+    }
+    // The read_api token is refused a write with the reason; alice's token is not.
+    let create = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "gitlab_issue_create",
+        "arguments": {"project_id": "acme/platform/api", "title": "fitted per token"}}})
+    .to_string();
+    let reply = post(&server.endpoint, &[READ], &create).await;
+    let refused = reply.is_tool_error() || reply.body["error"].is_object();
+    assert!(refused, "{}", reply.body);
+    let reply = post(&server.endpoint, &[ALICE], &create).await;
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+    // Each token was detected once: its later requests reuse its own fitting.
+    let detections = gitlab
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/personal_access_tokens/self"))
+        .count();
+    assert_eq!(detections, 2, "one detection per token");
+    assert!(!server.log().contains(sandbox::TOKEN), "{}", server.log());
+}
+
+#[tokio::test]
+async fn with_fitting_off_every_token_sees_the_full_catalog() {
+    const READ: (&str, &str) = ("private-token", sandbox::TOKEN_READ_API);
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(
+        gitlab.url(),
+        &[],
+        &[
+            ("TOOL_SURFACE", "individual"),
+            ("GITLAB_FIT_CATALOG", "false"),
+        ],
+    );
+    let reply = post(&server.endpoint, &[READ], &list_tools()).await;
+    assert!(
+        tool_names(&reply)
+            .iter()
+            .any(|n| n == "gitlab_issue_create")
+    );
+    assert!(
+        !gitlab
+            .requests()
+            .iter()
+            .any(|r| r.path.ends_with("/personal_access_tokens/self")),
+        "no detection when fitting is off"
+    );
+}
