@@ -192,7 +192,10 @@ pub async fn artifacts_list(
 /// (GitLab's `*artifact_path`), so `..` and empty parts are refused before sending.
 fn with_path(mut request: Request, artifact_path: &str) -> Result<Request, ActionError> {
     let parts: Vec<&str> = artifact_path.trim_start_matches('/').split('/').collect();
-    if parts.iter().any(|p| p.is_empty() || *p == "." || *p == "..") {
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || *p == "." || *p == "..")
+    {
         return Err(ActionError::InvalidParams(format!(
             "`artifact_path` {artifact_path:?} must be a path inside the archive, without empty, `.` or `..` parts"
         )));
@@ -439,7 +442,9 @@ mod tests {
 
     #[test]
     fn a_directory_longer_than_the_tail_asks_for_its_start() {
-        let names: Vec<String> = (0..400).map(|i| format!("reports/case-{i:04}.xml")).collect();
+        let names: Vec<String> = (0..400)
+            .map(|i| format!("reports/case-{i:04}.xml"))
+            .collect();
         let files: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 10)).collect();
         let bytes = archive(&files);
         let (tail, total) = ends(&bytes, 2048);

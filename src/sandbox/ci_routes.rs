@@ -108,7 +108,10 @@ pub fn artifact_file(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
 
 /// GitLab looks for the job among the newest successful pipeline's jobs on the ref.
 fn latest_successful_job(store: &Store, call: &Call<'_>, reference: &str) -> Outcome<Value> {
-    let name = call.query.get("job").ok_or_else(|| Failure::missing("job"))?;
+    let name = call
+        .query
+        .get("job")
+        .ok_or_else(|| Failure::missing("job"))?;
     let scope = project_scope(call);
     let pipeline = store
         .scoped("projects/pipelines", &scope)
@@ -241,5 +244,7 @@ pub fn test_report_summary(store: &mut Store, call: &Call<'_>) -> Outcome<Answer
             Value::Object(entry)
         })
         .collect();
-    Ok(Answer::ok(json!({"total": total, "test_suites": test_suites})))
+    Ok(Answer::ok(
+        json!({"total": total, "test_suites": test_suites}),
+    ))
 }

@@ -34,7 +34,10 @@ pub struct Incoming {
 /// What the sandbox answers.
 #[derive(Debug)]
 pub enum Answer {
-    Json { status: u16, body: Value },
+    Json {
+        status: u16,
+        body: Value,
+    },
     Page(Page),
     Text(Vec<u8>),
     /// A file download (an artifacts archive): sent with its content type, honouring
@@ -163,21 +166,18 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
         };
         let mut path_params = Map::new();
         let mut literals = 0;
-        let matched = template
-            .iter()
-            .zip(&segments)
-            .all(|(part, segment)| {
-                match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-                    Some(name) => {
-                        path_params.insert(name.to_owned(), Value::String(segment.clone()));
-                        true
-                    }
-                    None => {
-                        literals += 1;
-                        part == segment
-                    }
+        let matched = template.iter().zip(&segments).all(|(part, segment)| {
+            match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+                Some(name) => {
+                    path_params.insert(name.to_owned(), Value::String(segment.clone()));
+                    true
                 }
-            });
+                None => {
+                    literals += 1;
+                    part == segment
+                }
+            }
+        });
         if !matched {
             continue;
         }

@@ -345,7 +345,11 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
         Answer::Text(bytes)
             if raw_path.ends_with("/raw") && headers.contains_key(header::RANGE) =>
         {
-            byte_range(bytes, headers.get(header::RANGE), "text/plain; charset=utf-8")
+            byte_range(
+                bytes,
+                headers.get(header::RANGE),
+                "text/plain; charset=utf-8",
+            )
         }
         Answer::Bytes {
             bytes,
