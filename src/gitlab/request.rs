@@ -182,9 +182,20 @@ pub fn put(body: &mut Map<String, Value>, name: &str, value: &(impl WireValue + 
     match value.json() {
         Value::Null => {}
         Value::Array(items) if items.is_empty() => {}
-        value => {
-            body.insert(name.to_owned(), value);
-        }
+        // A dotted name nests in the JSON body (`assets.links`), as GitLab reads it.
+        value => match name.split_once('.') {
+            Some((outer, inner)) => {
+                let nested = body
+                    .entry(outer.to_owned())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(nested) = nested {
+                    nested.insert(inner.to_owned(), value);
+                }
+            }
+            None => {
+                body.insert(name.to_owned(), value);
+            }
+        },
     }
 }
 

@@ -70,6 +70,10 @@ pub struct Behaviour {
     /// (`{"scope": "blobs"}`): `param: matcher`.
     #[serde(default, rename = "match")]
     pub discriminator: Map<String, Value>,
+    /// The path's last parameter takes the rest of the path, slashes included (GitLab's
+    /// `*artifact_path`).
+    #[serde(default)]
+    pub wildcard: bool,
     /// A hand-written route in `routes.rs`, instead of everything below.
     #[serde(default)]
     pub route: Option<String>,

@@ -34,9 +34,18 @@ pub struct Incoming {
 /// What the sandbox answers.
 #[derive(Debug)]
 pub enum Answer {
-    Json { status: u16, body: Value },
+    Json {
+        status: u16,
+        body: Value,
+    },
     Page(Page),
     Text(Vec<u8>),
+    /// A file download (an artifacts archive): sent with its content type, honouring
+    /// `Range` as GitLab's file server does.
+    Bytes {
+        bytes: Vec<u8>,
+        content_type: &'static str,
+    },
     Empty(u16),
 }
 
@@ -68,6 +77,8 @@ pub struct Call<'a> {
     pub collection: String,
     pub query: &'a Query,
     pub body: &'a Map<String, Value>,
+    /// The path's parameters as sent (`ref`, `artifact_path`), records or not.
+    pub path: Map<String, Value>,
 }
 
 impl Call<'_> {
@@ -119,6 +130,7 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
         collection,
         query: &incoming.query,
         body: &incoming.body,
+        path: params,
     };
     let behaviour = behaviour::of(action.id);
     if let Some(name) = &behaviour.route {
@@ -141,30 +153,35 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
     let params = parameters(incoming);
     for action in ACTIONS.iter().filter(|a| a.method == incoming.method) {
         let template: Vec<&str> = action.path.trim_start_matches('/').split('/').collect();
-        if template.len() != incoming.segments.len() {
-            continue;
-        }
+        let behaviour = behaviour::of(action.id);
+        let segments = match incoming.segments.len() {
+            n if n == template.len() => incoming.segments.clone(),
+            // GitLab's `*artifact_path`: the last parameter takes the rest, slashes and all.
+            n if n > template.len() && behaviour.wildcard => {
+                let mut segments = incoming.segments[..template.len() - 1].to_vec();
+                segments.push(incoming.segments[template.len() - 1..].join("/"));
+                segments
+            }
+            _ => continue,
+        };
         let mut path_params = Map::new();
         let mut literals = 0;
-        let matched = template
-            .iter()
-            .zip(&incoming.segments)
-            .all(|(part, segment)| {
-                match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-                    Some(name) => {
-                        path_params.insert(name.to_owned(), Value::String(segment.clone()));
-                        true
-                    }
-                    None => {
-                        literals += 1;
-                        part == segment
-                    }
+        let matched = template.iter().zip(&segments).all(|(part, segment)| {
+            match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+                Some(name) => {
+                    path_params.insert(name.to_owned(), Value::String(segment.clone()));
+                    true
                 }
-            });
+                None => {
+                    literals += 1;
+                    part == segment
+                }
+            }
+        });
         if !matched {
             continue;
         }
-        let discriminator = &behaviour::of(action.id).discriminator;
+        let discriminator = &behaviour.discriminator;
         let picked = match discriminator.is_empty() {
             true => 1,
             false if discriminates(discriminator, &params) => 2,
@@ -266,6 +283,7 @@ impl Run {
             ("params", Value::Object(params)),
             ("query", Value::Object(query)),
             ("now", json!(store.now())),
+            ("path", Value::Object(call.path.clone())),
             ("external_url", json!(store.external_url)),
             ("external_host", json!(host)),
         ] {

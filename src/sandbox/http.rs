@@ -345,8 +345,25 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
         Answer::Text(bytes)
             if raw_path.ends_with("/raw") && headers.contains_key(header::RANGE) =>
         {
-            byte_range(bytes, headers.get(header::RANGE))
+            byte_range(
+                bytes,
+                headers.get(header::RANGE),
+                "text/plain; charset=utf-8",
+            )
         }
+        Answer::Bytes {
+            bytes,
+            content_type,
+        } => match headers.get(header::RANGE) {
+            Some(range) => byte_range(bytes, Some(range), content_type),
+            None => {
+                let mut response = Response::new(Body::from(bytes));
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+                response
+            }
+        },
         Answer::Text(bytes) => {
             let mut response = Response::new(Body::from(bytes));
             response.headers_mut().insert(
@@ -371,15 +388,20 @@ fn respond(answer: Answer, headers: &HeaderMap, raw_path: &str, raw_query: &str)
     }
 }
 
-/// A `Range: bytes=a-b` answer for raw files (206 with `Content-Range`, or 416), as a
-/// server that honours ranges gives it. Job logs ignore `Range`, as GitLab's do.
-fn byte_range(bytes: Vec<u8>, range: Option<&HeaderValue>) -> Response {
+/// A `Range: bytes=a-b` (or `bytes=-n`, the last n bytes) answer for raw files and
+/// downloads (206 with `Content-Range`, or 416), as a server that honours ranges gives it.
+/// Job logs ignore `Range`, as GitLab's do.
+fn byte_range(bytes: Vec<u8>, range: Option<&HeaderValue>, content_type: &'static str) -> Response {
     let spec = range
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("bytes="))
         .and_then(|v| v.split_once('-'));
     let len = bytes.len();
     let (start, end) = match spec {
+        Some(("", last)) => {
+            let last = last.trim().parse::<usize>().unwrap_or(0);
+            (len.saturating_sub(last), usize::MAX)
+        }
         Some((start, end)) => (
             start.trim().parse::<usize>().unwrap_or(0),
             end.trim().parse::<usize>().unwrap_or(usize::MAX),
@@ -395,10 +417,7 @@ fn byte_range(bytes: Vec<u8>, range: Option<&HeaderValue>) -> Response {
     let mut response = Response::new(Body::from(bytes[start..=end].to_vec()));
     *response.status_mut() = StatusCode::PARTIAL_CONTENT;
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     if let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{end}/{len}")) {
         headers.insert(header::CONTENT_RANGE, value);
     }

@@ -9,6 +9,7 @@
 //! address it was given.
 
 mod behaviour;
+mod ci_routes;
 mod engine;
 mod expr;
 mod http;

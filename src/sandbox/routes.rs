@@ -39,6 +39,27 @@ pub const ROUTES: &[Route] = &[
         reason: "A comparison walks the commit history: the commits on `to` that `from` lacks, and their diffs.",
         run: compare,
     },
+    // --- cicd (issue 11)
+    Route {
+        name: "artifacts_archive",
+        reason: "A job's artifacts archive is zip bytes built from the job's seeded files, and honours `Range` (the client reads only its end).",
+        run: super::ci_routes::artifacts_archive,
+    },
+    Route {
+        name: "artifact_file",
+        reason: "One file out of a job's archive (its path keeps its slashes), or out of the job named `job` in the newest successful pipeline of a ref.",
+        run: super::ci_routes::artifact_file,
+    },
+    Route {
+        name: "test_report",
+        reason: "GitLab builds a pipeline's test report from its jobs' JUnit reports: one suite per job, counts by status and summed times.",
+        run: super::ci_routes::test_report,
+    },
+    Route {
+        name: "test_report_summary",
+        reason: "The test report's counts per suite and overall, with the jobs behind each suite, computed as for the report.",
+        run: super::ci_routes::test_report_summary,
+    },
 ];
 
 fn project_scope(call: &Call<'_>) -> Vec<Ancestor> {

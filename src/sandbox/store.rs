@@ -710,7 +710,11 @@ fn filter(
             .get("committed_date")
             .and_then(Value::as_str)
             .is_some_and(|d| d <= value),
+        // Environments filter their `state` by `states`.
+        "states" => record.get("state").and_then(Value::as_str) == Some(value),
         _ => match record.get(key) {
+            // An embedded entity is named by its name (`environment=production`).
+            Some(Value::Object(entity)) => entity.get("name").is_some_and(|n| text(n) == value),
             Some(field) => text(field) == value,
             None => true,
         },
