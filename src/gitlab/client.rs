@@ -258,7 +258,7 @@ impl GitlabClient {
             deadline_text,
             self.inner.redactor.clone(),
         );
-        if status >= 400 {
+        if status >= 400 || status == 304 {
             // Enough of an error body to quote GitLab's message.
             let body = stream.read_capped(64 * 1024).await.unwrap_or_default();
             return Err(GitlabError::from_status(status, &body, retry_after));
