@@ -12,11 +12,15 @@
 //! | `job_log_tail` | `job.log` | the failing part and the tail of a streamed log (`log_focus`), or a window; ANSI and section markers removed |
 //! | `merge_request_diffs` | `merge_request.diffs` | every diff page, one patch under a line budget |
 //! | `compare` | `repository.compare` | the same patch budget over a comparison |
+//! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_update` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
+//! | `diff_position` | `merge_request.discussion_create`, `.draft_note_create` | a line comment is asked for as file + line + side; GitLab wants a `position` from the diff refs with old and new line numbers, and a clear refusal when the line is not in the diff |
 
 mod changes;
 mod files;
 mod job_log;
 mod log_focus;
+mod milestones;
+mod positions;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,7 +28,7 @@ use std::pin::Pin;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catalog::Plan;
+use crate::catalog::{Action, Plan};
 use crate::dispatch::{ActionError, Context};
 use crate::gitlab::prune;
 
@@ -32,18 +36,37 @@ use crate::gitlab::prune;
 /// serialises it.
 pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, ActionError>> + Send + 'a>>;
 
-/// A handler as the dispatcher calls it, with the checked plan of the call.
-pub type Run = for<'a> fn(&'a Context, &'a Plan) -> HandlerFuture<'a>;
+/// A handler as the dispatcher calls it, with the action and the checked plan of the call.
+pub type Run = for<'a> fn(&'a Context, &'static Action, &'a Plan) -> HandlerFuture<'a>;
 
 /// The handlers by the name actions give in `handler:`.
+/// Typed handlers (one action's `Params` to its `Output`) and plan handlers (any action
+/// whose path has the parameter they resolve; they finish with the action's own request).
 macro_rules! handlers {
-    ($($name:ident => $function:path),* $(,)?) => {
+    (
+        typed { $($name:ident => $function:path),* $(,)? }
+        plan { $($plan_name:ident => $plan_function:path),* $(,)? }
+    ) => {
         /// The handler an action names, if this build has it.
         pub fn find(name: &str) -> Option<Run> {
             match name {
                 $(stringify!($name) => Some({
-                    fn run<'a>(context: &'a Context, plan: &'a Plan) -> HandlerFuture<'a> {
+                    fn run<'a>(
+                        context: &'a Context,
+                        _action: &'static Action,
+                        plan: &'a Plan,
+                    ) -> HandlerFuture<'a> {
                         adapt(context, plan, $function)
+                    }
+                    run
+                }),)*
+                $(stringify!($plan_name) => Some({
+                    fn run<'a>(
+                        context: &'a Context,
+                        action: &'static Action,
+                        plan: &'a Plan,
+                    ) -> HandlerFuture<'a> {
+                        Box::pin($plan_function(context, action, plan))
                     }
                     run
                 }),)*
@@ -52,16 +75,22 @@ macro_rules! handlers {
         }
 
         /// Every handler's name, for the test that each is used by an action.
-        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
+        pub const NAMES: &[&str] = &[$(stringify!($name),)* $(stringify!($plan_name)),*];
     };
 }
 
 handlers! {
-    file_window => files::file_window,
-    file_raw => files::file_raw,
-    job_log_tail => job_log::job_log_tail,
-    merge_request_diffs => changes::merge_request_diffs,
-    compare => changes::compare,
+    typed {
+        file_window => files::file_window,
+        file_raw => files::file_raw,
+        job_log_tail => job_log::job_log_tail,
+        merge_request_diffs => changes::merge_request_diffs,
+        compare => changes::compare,
+    }
+    plan {
+        milestone_by_reference => milestones::by_reference,
+        diff_position => positions::with_position,
+    }
 }
 
 /// Runs a typed handler on the plan's typed params and serialises its typed output.

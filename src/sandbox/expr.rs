@@ -382,12 +382,22 @@ const TESTS: &[&str] = &[
     "in", "not_in", "not", "present", "contains", "lacks", "at_least", "at_most", "prefix",
 ];
 const FILTERS: &[&str] = &[
-    "count", "basic", "public", "users", "slug", "sha", "text", "not", "first", "or",
-    "seconds", "human_time",
+    "count",
+    "basic",
+    "public",
+    "users",
+    "slug",
+    "sha",
+    "text",
+    "not",
+    "first",
+    "or",
+    "seconds",
+    "human_time",
 ];
 const OPERATORS: &[&str] = &[
-    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$filter",
-    "$group", "$count",
+    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$filter", "$group",
+    "$count",
 ];
 /// Operators that work on a field's current value, in `set` only.
 const UPDATES: &[&str] = &["$inc", "$push", "$pull", "$unset"];
@@ -563,7 +573,9 @@ pub fn parse_duration(text: &str) -> Option<i64> {
     let mut total = 0;
     let mut seen = false;
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let amount: i64 = rest[..digits].parse().ok()?;
         rest = &rest[digits..];
         let (unit, seconds) = TIME_UNITS.iter().find(|(unit, _)| rest.starts_with(unit))?;
