@@ -10,6 +10,7 @@ mod args;
 mod conform;
 mod entity;
 mod template;
+mod vocabulary;
 
 pub use args::{
     ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,
@@ -18,6 +19,7 @@ pub use args::{
 pub use conform::{conform, strip_content_only};
 pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
 pub use template::{fill, fill_uri};
+pub use vocabulary::{ActionVocabulary, DomainVocabulary, Vocabulary, WordList};
 
 use crate::gitlab::Method;
 
@@ -26,7 +28,7 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/actions.rs"));
 }
 
-pub use generated::{ACTIONS, DOMAINS, ENTITIES};
+pub use generated::{ACTIONS, DOMAINS, ENTITIES, VOCABULARY};
 
 /// The arguments of one call, as the client sent them (after alias normalisation).
 pub type Args = serde_json::Map<String, serde_json::Value>;
@@ -66,6 +68,8 @@ pub struct Action {
     pub plan: fn(&'static Action, Args) -> Result<Plan, ParamProblems>,
     /// What an instance and a token need to run it.
     pub requires: Requires,
+    /// How requests ask for it: its operation, objects, verbs and phrases.
+    pub vocabulary: ActionVocabulary,
 }
 
 /// What an instance and a token need to run an action. Instance fitting hides what the
@@ -542,6 +546,8 @@ pub struct DomainInfo {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
+    /// How requests name the domain and its parts.
+    pub vocabulary: DomainVocabulary,
 }
 
 /// What kind of content an action returns, which sets its annotation priority.
@@ -578,6 +584,7 @@ impl Action {
         output_schema_json: "{}",
         plan: plan::<NoParams>,
         requires: Requires::ANYONE,
+        vocabulary: ActionVocabulary::of(""),
     };
 
     pub fn content_kind(&self) -> ContentKind {

@@ -16,12 +16,15 @@ use super::model::{
     ActionDef, FieldDef, FieldKind, FieldViewDef, HintDef, HttpMethod, ParamDef, ParamLocation,
     ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
 };
+use super::vocabulary::{self, ActionVocabulary, DomainVocabulary, Vocabulary};
 
 pub struct Catalog {
     pub types: Vec<EntityType>,
     /// Enumerated parameter types, one per distinct set of values under a name.
     pub enums: Vec<EnumType>,
     pub domains: Vec<Domain>,
+    /// `shared.yaml`'s search vocabulary.
+    pub vocabulary: Vocabulary,
 }
 
 /// An enumerated parameter type, shared by every parameter with the same name and values.
@@ -37,6 +40,7 @@ pub struct Domain {
     pub name: String,
     pub title: String,
     pub description: String,
+    pub vocabulary: DomainVocabulary,
     pub actions: Vec<Action>,
 }
 
@@ -62,6 +66,7 @@ pub struct Action {
     pub hints: Vec<Hint>,
     pub example: serde_json::Value,
     pub requires: Requires,
+    pub vocabulary: ActionVocabulary,
 }
 
 /// What an instance and a token need to run an action, with defaults filled in.
@@ -236,9 +241,11 @@ pub const RESERVED_TYPES: &[&str] = &[
     // src/prelude.rs
     "Action",
     "ActionParams",
+    "ActionVocabulary",
     "ArgReader",
     "CellKind",
     "DomainInfo",
+    "DomainVocabulary",
     "Done",
     "Entity",
     "Field",
@@ -260,6 +267,8 @@ pub const RESERVED_TYPES: &[&str] = &[
     "ResultShape",
     "Safety",
     "View",
+    "Vocabulary",
+    "WordList",
     "Requires",
     "JsonObject",
     "ObjectParam",
@@ -331,6 +340,10 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
         }
     }
 
+    let shared_vocabulary =
+        vocabulary::shared(&shared_path, &manifest.shared.vocabulary, &mut diagnostics);
+    let operation_words = vocabulary::operation_words(&manifest);
+
     let mut domains: Vec<Domain> = Vec::new();
     for (path, file) in &manifest.domains {
         let stem = path
@@ -366,20 +379,34 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
                 id: format!("{}.{name}", file.domain),
                 diagnostics: &mut diagnostics,
             };
-            if let Some(action) =
-                resolve_action(&mut scope, &file.domain, name, def, shared_params, &types)
-            {
+            if let Some(action) = resolve_action(
+                &mut scope,
+                &file.domain,
+                name,
+                def,
+                shared_params,
+                &types,
+                &operation_words,
+            ) {
                 actions.push(action);
             }
         }
+        let domain_vocabulary = vocabulary::domain(path, file, &mut diagnostics);
+        let action_vocabularies: Vec<(&str, &ActionVocabulary)> = actions
+            .iter()
+            .map(|a: &Action| (a.name.as_str(), &a.vocabulary))
+            .collect();
+        vocabulary::check_domain(path, file, &action_vocabularies, &mut diagnostics);
         domains.push(Domain {
             name: file.domain.clone(),
             title: file.title.clone(),
             description: file.description.trim().to_owned(),
+            vocabulary: domain_vocabulary,
             actions,
         });
     }
 
+    vocabulary::check_shared(&manifest, &mut diagnostics);
     check_catalog_wide(&manifest, &domains, &mut diagnostics);
     let enums = assign_enums(&manifest, &mut domains, &types, &mut diagnostics);
 
@@ -388,6 +415,7 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
             types,
             enums,
             domains,
+            vocabulary: shared_vocabulary,
         })
     } else {
         Err(diagnostics)
@@ -879,6 +907,7 @@ fn resolve_action(
     def: &ActionDef,
     shared_params: &IndexMap<String, ParamDef>,
     types: &[EntityType],
+    operation_words: &BTreeMap<String, BTreeSet<String>>,
 ) -> Option<Action> {
     let errors_before = scope.diagnostics.len();
     if let Err(problem) = check_identifier(name) {
@@ -1054,6 +1083,10 @@ fn resolve_action(
         );
     }
 
+    let vocabulary = vocabulary::action(name, def, operation_words, |key, message| {
+        scope.error(key, message)
+    });
+
     (scope.diagnostics.len() == errors_before).then(|| Action {
         id: scope.id.clone(),
         domain: domain.to_owned(),
@@ -1076,6 +1109,7 @@ fn resolve_action(
         hints,
         example,
         requires,
+        vocabulary,
     })
 }
 

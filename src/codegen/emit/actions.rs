@@ -357,6 +357,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
         quote!(Hint::new(#target, #text).when(&[#(#conditions),*]))
     });
     let example = serde_json::to_string(&action.example).unwrap_or_default();
+    let vocabulary = super::vocabulary::action(&action.vocabulary);
     let input_schema = schema::input(action).to_string();
     let output_schema = schema::output(action, types).to_string();
     let mut optional = Vec::new();
@@ -394,6 +395,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
             input_schema_json: #input_schema,
             output_schema_json: #output_schema,
             plan: plan::<#module::Params>,
+            vocabulary: #vocabulary,
             #(#optional)*
             ..Action::DEFAULTS
         }
