@@ -348,7 +348,7 @@ impl Dispatcher {
             let run = handlers::find(name).ok_or_else(|| {
                 ActionError::InvalidParams(format!("no handler named `{name}` is built in"))
             })?;
-            return run(context, plan).await;
+            return run(context, action, plan).await;
         }
         let response = context.send(plan.request.clone()).await?;
         Ok(decode(action, &plan.args, &response)?)
@@ -537,7 +537,11 @@ impl Dispatcher {
 }
 
 /// The structure of a GitLab answer, fitted to the action's result shape.
-fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value, GitlabError> {
+pub(crate) fn decode(
+    action: &Action,
+    args: &Args,
+    response: &Response,
+) -> Result<Value, GitlabError> {
     let misfit = |message: String| {
         GitlabError::new(
             ErrorKind::BadResponse,

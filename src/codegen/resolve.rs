@@ -601,7 +601,8 @@ fn kind_name(kind: FieldKind) -> String {
     out
 }
 
-/// `commit.title` → [commit, title]: every step but the last must be a single entity.
+/// `commit.title` → [commit, title]: every step but the last must be a single entity, or
+/// a list of entities followed by an index (`notes.0.author`).
 fn field_path(
     entity: &EntityType,
     types: &[EntityType],
@@ -609,24 +610,47 @@ fn field_path(
 ) -> Result<Vec<Field>, String> {
     let mut path = Vec::new();
     let mut current = entity;
-    let steps: Vec<&str> = dotted.split('.').collect();
-    for (index, step) in steps.iter().enumerate() {
+    let mut steps: Vec<&str> = dotted.split('.').collect();
+    let mut index = 0;
+    while index < steps.len() {
+        let step = steps[index];
         let field = current
             .field(step)
             .ok_or_else(|| format!("`{}` has no field `{step}`", current.name))?;
         path.push(field.clone());
+        // A list of entities is entered through an index: `notes.0`.
+        let indexed = matches!(&field.ty, FieldType::List(inner) if matches!(**inner, FieldType::Entity(_)))
+            && steps
+                .get(index + 1)
+                .is_some_and(|next| next.parse::<usize>().is_ok())
+            && index + 2 < steps.len();
+        if indexed {
+            // The index stays in the emitted path (`notes.0.author`); it names no field.
+            path.push(Field {
+                name: steps.remove(index + 1).to_owned(),
+                ..field.clone()
+            });
+        }
         if index + 1 < steps.len() {
-            let FieldType::Entity(next) = &field.ty else {
-                return Err(format!(
-                    "`{}.{step}` is not an entity, so `{dotted}` goes nowhere",
-                    current.name
-                ));
+            let next = match &field.ty {
+                FieldType::List(inner) if indexed => match &**inner {
+                    FieldType::Entity(next) => next,
+                    _ => unreachable!("checked above"),
+                },
+                FieldType::Entity(next) => next,
+                _ => {
+                    return Err(format!(
+                        "`{}.{step}` is not an entity, so `{dotted}` goes nowhere",
+                        current.name
+                    ));
+                }
             };
             current = types
                 .iter()
                 .find(|t| &t.name == next)
                 .ok_or_else(|| format!("no type `{next}`"))?;
         }
+        index += 1;
     }
     Ok(path)
 }

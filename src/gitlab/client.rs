@@ -341,7 +341,7 @@ impl GitlabClient {
         if status == 401 {
             self.inner.rejected.store(true, Ordering::Relaxed);
         }
-        if status >= 400 {
+        if status >= 400 || status == 304 {
             // Enough of an error body to quote GitLab's message.
             let body = stream.read_capped(64 * 1024).await.unwrap_or_default();
             let mut error = GitlabError::from_status(status, &body, retry_after);

@@ -42,6 +42,8 @@ pub enum ErrorKind {
     BadResponse,
     /// A parameter value would change the shape of the URL; nothing was sent.
     UnsafePath,
+    /// 304: GitLab changed nothing because it is already so (subscribing twice).
+    Unchanged,
 }
 
 #[derive(Debug, Clone)]
@@ -88,6 +90,7 @@ impl GitlabError {
             401 => ErrorKind::Unauthorized,
             403 => ErrorKind::Forbidden,
             404 => ErrorKind::NotFound,
+            304 => ErrorKind::Unchanged,
             405 | 406 | 409 => ErrorKind::Conflict,
             413 => ErrorKind::TooLarge,
             429 => ErrorKind::RateLimited,
@@ -198,6 +201,9 @@ impl GitlabError {
             ErrorKind::BadResponse => format!(
                 "GitLab answered with something unexpected: {}.",
                 self.detail
+            ),
+            ErrorKind::Unchanged => format!(
+                "GitLab changed nothing{status}: it is already so (already subscribed, for example). There is nothing to do."
             ),
             ErrorKind::UnsafePath => format!(
                 "The value {} cannot be used in a URL path (empty, `.` or `..`). Nothing was sent; pass the real name.",

@@ -106,6 +106,21 @@ impl WireValue for str {
     }
 }
 
+/// A JSON value (a nested object such as a diff `position`) goes into a body as it is.
+impl WireValue for Value {
+    fn wire(&self) -> WireText {
+        match self {
+            Value::Null => WireText::Absent,
+            Value::String(text) => WireText::One(text.clone()),
+            other => WireText::One(other.to_string()),
+        }
+    }
+
+    fn json(&self) -> Value {
+        self.clone()
+    }
+}
+
 impl WireValue for i64 {
     fn wire(&self) -> WireText {
         WireText::One(self.to_string())
@@ -276,6 +291,49 @@ impl Request {
         self.query.retain(|(key, _)| key != name);
         self.query.push((name.to_owned(), value.into()));
         self
+    }
+
+    /// The value of the path parameter that follows the literal segment `literal`
+    /// (`milestones` in `/projects/1/milestones/v1.4`): handlers that resolve a name
+    /// to GitLab's id read it here.
+    pub fn param_after(&self, literal: &str) -> Option<&str> {
+        let at = self
+            .segments
+            .iter()
+            .position(|s| matches!(s, Segment::Literal(l) if *l == literal))?;
+        match self.segments.get(at + 1)? {
+            Segment::Param(value) => Some(value),
+            Segment::Literal(_) => None,
+        }
+    }
+
+    /// The same request with the path parameter after `literal` replaced by `value`.
+    pub fn with_param_after(mut self, literal: &str, value: impl Into<String>) -> Self {
+        if let Some(at) = self
+            .segments
+            .iter()
+            .position(|s| matches!(s, Segment::Literal(l) if *l == literal))
+            && let Some(slot @ Segment::Param(_)) = self.segments.get_mut(at + 1)
+        {
+            *slot = Segment::Param(value.into());
+        }
+        self
+    }
+
+    /// A GET of the path up to and including the literal segment `literal`, without
+    /// query or body: the collection a path parameter is looked up in.
+    pub fn collection_of(&self, literal: &str) -> Option<Request> {
+        let at = self
+            .segments
+            .iter()
+            .position(|s| matches!(s, Segment::Literal(l) if *l == literal))?;
+        Some(Request {
+            method: Method::Get,
+            segments: self.segments[..=at].to_vec(),
+            query: Vec::new(),
+            body: Map::new(),
+            raw: false,
+        })
     }
 
     pub fn query_value(&self, name: &str) -> Option<&str> {

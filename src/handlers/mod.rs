@@ -15,6 +15,8 @@
 //! | `test_report` | `pipeline.test_report` | only failing cases kept while reading (reports are megabytes), failures within half the result budget, what was left out said |
 //! | `artifacts_list` | `job.artifacts_list` | the zip's central directory from the archive's end (`Range`), never the whole archive |
 //! | `artifact_file`, `artifact_file_by_ref` | `job.artifact_file`, `job.artifact_file_by_ref` | `artifact_path` keeps its slashes (GitLab's `*artifact_path`); a streamed line window, binary detection |
+//! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_update` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
+//! | `diff_position` | `merge_request.discussion_create`, `.draft_note_create` | a line comment is asked for as file + line + side; GitLab wants a `position` from the diff refs with old and new line numbers, and a clear refusal when the line is not in the diff |
 
 mod artifacts;
 mod changes;
@@ -22,6 +24,8 @@ mod files;
 mod job_log;
 mod log_focus;
 mod test_report;
+mod milestones;
+mod positions;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,7 +33,7 @@ use std::pin::Pin;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catalog::Plan;
+use crate::catalog::{Action, Plan};
 use crate::dispatch::{ActionError, Context};
 use crate::gitlab::prune;
 
@@ -37,18 +41,37 @@ use crate::gitlab::prune;
 /// serialises it.
 pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Value, ActionError>> + Send + 'a>>;
 
-/// A handler as the dispatcher calls it, with the checked plan of the call.
-pub type Run = for<'a> fn(&'a Context, &'a Plan) -> HandlerFuture<'a>;
+/// A handler as the dispatcher calls it, with the action and the checked plan of the call.
+pub type Run = for<'a> fn(&'a Context, &'static Action, &'a Plan) -> HandlerFuture<'a>;
 
 /// The handlers by the name actions give in `handler:`.
+/// Typed handlers (one action's `Params` to its `Output`) and plan handlers (any action
+/// whose path has the parameter they resolve; they finish with the action's own request).
 macro_rules! handlers {
-    ($($name:ident => $function:path),* $(,)?) => {
+    (
+        typed { $($name:ident => $function:path),* $(,)? }
+        plan { $($plan_name:ident => $plan_function:path),* $(,)? }
+    ) => {
         /// The handler an action names, if this build has it.
         pub fn find(name: &str) -> Option<Run> {
             match name {
                 $(stringify!($name) => Some({
-                    fn run<'a>(context: &'a Context, plan: &'a Plan) -> HandlerFuture<'a> {
+                    fn run<'a>(
+                        context: &'a Context,
+                        _action: &'static Action,
+                        plan: &'a Plan,
+                    ) -> HandlerFuture<'a> {
                         adapt(context, plan, $function)
+                    }
+                    run
+                }),)*
+                $(stringify!($plan_name) => Some({
+                    fn run<'a>(
+                        context: &'a Context,
+                        action: &'static Action,
+                        plan: &'a Plan,
+                    ) -> HandlerFuture<'a> {
+                        Box::pin($plan_function(context, action, plan))
                     }
                     run
                 }),)*
@@ -57,20 +80,26 @@ macro_rules! handlers {
         }
 
         /// Every handler's name, for the test that each is used by an action.
-        pub const NAMES: &[&str] = &[$(stringify!($name)),*];
+        pub const NAMES: &[&str] = &[$(stringify!($name),)* $(stringify!($plan_name)),*];
     };
 }
 
 handlers! {
-    file_window => files::file_window,
-    file_raw => files::file_raw,
-    job_log_tail => job_log::job_log_tail,
-    merge_request_diffs => changes::merge_request_diffs,
-    compare => changes::compare,
-    test_report => test_report::test_report,
-    artifacts_list => artifacts::artifacts_list,
-    artifact_file => artifacts::artifact_file,
-    artifact_file_by_ref => artifacts::artifact_file_by_ref,
+    typed {
+        file_window => files::file_window,
+        file_raw => files::file_raw,
+        job_log_tail => job_log::job_log_tail,
+        merge_request_diffs => changes::merge_request_diffs,
+        compare => changes::compare,
+        test_report => test_report::test_report,
+        artifacts_list => artifacts::artifacts_list,
+        artifact_file => artifacts::artifact_file,
+        artifact_file_by_ref => artifacts::artifact_file_by_ref,
+    }
+    plan {
+        milestone_by_reference => milestones::by_reference,
+        diff_position => positions::with_position,
+    }
 }
 
 /// Runs a typed handler on the plan's typed params and serialises its typed output.

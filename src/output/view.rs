@@ -134,10 +134,13 @@ fn row(columns: &[FieldView], entity: &Entity, item: &Value) -> Vec<Cell> {
         .collect()
 }
 
-/// The value at a dotted path (`commit.title`) through nested objects.
+/// The value at a dotted path (`commit.title`) through nested objects; a number indexes a
+/// list (`notes.0.author`: a thread's first comment).
 fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('.')
-        .try_fold(value, |value, step| value.get(step))
+    path.split('.').try_fold(value, |value, step| match value {
+        Value::Array(items) => step.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => value.get(step),
+    })
 }
 
 fn text_at<'v>(value: &'v Value, path: &str) -> Option<&'v str> {

@@ -159,6 +159,10 @@ impl Scope {
             "sha" if argument.is_empty() => json!(fake_sha(&text(&value))),
             "sha" => json!(fake_sha(&format!("{argument}:{}", text(&value)))),
             "text" => json!(text(&value)),
+            // GitLab's time tracking: `1w 2d 3h 30m` (a week of 5 days, a day of 8 hours,
+            // a month of 4 weeks) to seconds, and back.
+            "seconds" => json!(parse_duration(&text(&value)).unwrap_or(0)),
+            "human_time" => json!(human_time(number(&value))),
             "not" => json!(!truthy(&value)),
             "first" => value
                 .as_array()
@@ -222,6 +226,51 @@ impl Scope {
                     .map(|view| self.eval(store, view))
                     .unwrap_or(Value::Null)
             }
+            // `{"$filter": {"over": list, "where": condition}}`: the items (bound as `item`)
+            // for which the condition holds.
+            "$filter" => {
+                let items = self.eval(store, &argument["over"]);
+                let mut inner = self.clone();
+                Value::Array(
+                    items
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|item| {
+                            inner.bind("item", (*item).clone());
+                            inner.holds(store, &argument["where"])
+                        })
+                        .cloned()
+                        .collect(),
+                )
+            }
+            // `{"$group": {"over": list, "by": "field", "to": template}}`: one answer per
+            // distinct value of the field, in order of first appearance, with `key` (the
+            // value) and `items` (the items holding it) bound.
+            "$group" => {
+                let items = self.eval(store, &argument["over"]);
+                let by = argument["by"].as_str().unwrap_or_default();
+                let mut groups: Vec<(Value, Vec<Value>)> = Vec::new();
+                for item in items.as_array().into_iter().flatten() {
+                    let key = get_path(item, by).cloned().unwrap_or(Value::Null);
+                    match groups.iter_mut().find(|(k, _)| same(k, &key)) {
+                        Some((_, members)) => members.push(item.clone()),
+                        None => groups.push((key, vec![item.clone()])),
+                    }
+                }
+                let mut inner = self.clone();
+                Value::Array(
+                    groups
+                        .into_iter()
+                        .map(|(key, members)| {
+                            inner.bind("key", key);
+                            inner.bind("items", Value::Array(members));
+                            inner.eval(store, &argument["to"])
+                        })
+                        .collect(),
+                )
+            }
+            "$count" => json!(self.eval(store, argument).as_array().map_or(0, Vec::len)),
             "$merge" => {
                 let mut out = Map::new();
                 for value in values() {
@@ -333,10 +382,22 @@ const TESTS: &[&str] = &[
     "in", "not_in", "not", "present", "contains", "lacks", "at_least", "at_most", "prefix",
 ];
 const FILTERS: &[&str] = &[
-    "count", "basic", "public", "users", "slug", "sha", "text", "not", "first", "or",
+    "count",
+    "basic",
+    "public",
+    "users",
+    "slug",
+    "sha",
+    "text",
+    "not",
+    "first",
+    "or",
+    "seconds",
+    "human_time",
 ];
 const OPERATORS: &[&str] = &[
-    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge",
+    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$filter", "$group",
+    "$count",
 ];
 /// Operators that work on a field's current value, in `set` only.
 const UPDATES: &[&str] = &["$inc", "$push", "$pull", "$unset"];
@@ -362,9 +423,13 @@ pub fn check_template(template: &Value, at: &str, problems: &mut Vec<String>) {
                 check_template(&branches["then"], at, problems);
                 check_template(&branches["else"], at, problems);
             }
-            Some(("$map", map)) => {
+            Some(("$map", map)) | Some(("$group", map)) => {
                 check_template(&map["over"], at, problems);
                 check_template(&map["to"], at, problems);
+            }
+            Some(("$filter", map)) => {
+                check_template(&map["over"], at, problems);
+                check_condition(&map["where"], at, problems);
             }
             Some(("$view", name)) => {
                 if name.as_str().and_then(super::behaviour::view).is_none() {
@@ -488,6 +553,53 @@ pub fn same(a: &Value, b: &Value) -> bool {
         (Value::Null, Value::Null) => true,
         (Value::Null, _) | (_, Value::Null) => false,
         _ => text(a) == text(b),
+    }
+}
+
+/// Units of GitLab's time tracking, in seconds, longest first: a month of 4 weeks, a week
+/// of 5 days, a day of 8 hours.
+const TIME_UNITS: &[(&str, i64)] = &[
+    ("mo", 4 * 5 * 8 * 3600),
+    ("w", 5 * 8 * 3600),
+    ("d", 8 * 3600),
+    ("h", 3600),
+    ("m", 60),
+    ("s", 1),
+];
+
+/// `1w 2d 3h 30m` (spaces optional) in seconds; `None` when it is not a duration.
+pub fn parse_duration(text: &str) -> Option<i64> {
+    let mut rest = text.trim();
+    let mut total = 0;
+    let mut seen = false;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let amount: i64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (unit, seconds) = TIME_UNITS.iter().find(|(unit, _)| rest.starts_with(unit))?;
+        total += amount * seconds;
+        rest = rest[unit.len()..].trim_start();
+        seen = true;
+    }
+    seen.then_some(total)
+}
+
+/// Seconds as GitLab writes a human duration: `1w 2d 3h 30m`; `0m` for nothing.
+pub fn human_time(seconds: i64) -> String {
+    let mut left = seconds.max(0);
+    let mut parts = Vec::new();
+    for (unit, size) in TIME_UNITS {
+        if left >= *size {
+            parts.push(format!("{}{unit}", left / size));
+            left %= size;
+        }
+    }
+    if parts.is_empty() {
+        "0m".to_owned()
+    } else {
+        parts.join(" ")
     }
 }
 

@@ -662,6 +662,10 @@ fn filter(
                 .iter()
                 .any(|s| record.get("status").and_then(Value::as_str) == Some(s.as_str())),
         },
+        "iids[]" | "iids" => query
+            .all("iids")
+            .iter()
+            .any(|iid| record.get("iid").is_some_and(|v| text(v) == *iid)),
         "author_username" => has_user("author", value),
         "assignee_username" => has_user("assignees", value) || has_user("assignee", value),
         "reviewer_username" => has_user("reviewers", value),

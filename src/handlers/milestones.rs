@@ -1,0 +1,112 @@
+//! A milestone named as a person names it: GitLab's milestone paths want the global id
+//! (`/projects/1/milestones/3012`), while people say `%v1.4` or "milestone 3" (the number
+//! in its URL, the IID). This handler looks the milestone up in the project's or group's
+//! milestones, then sends the action's own request with the id in its place, so one
+//! function serves every milestone action whose path names one.
+
+use serde_json::Value;
+
+use crate::catalog::{Action, Plan};
+use crate::dispatch::{ActionError, Context, decode};
+use crate::gitlab::Request;
+
+/// The path segment whose following parameter is the milestone.
+const MILESTONES: &str = "milestones";
+
+/// What a person wrote, as GitLab can be asked for it.
+#[derive(Debug, PartialEq, Eq)]
+enum Reference {
+    /// A number: the milestone's IID first, then a milestone titled with those digits.
+    Number(String),
+    Title(String),
+}
+
+/// `%v1.4`, `%"Sprint 12"`, `v1.4`, `3` or `#3`: the reference without its sigils.
+fn parse(text: &str) -> Reference {
+    let text = text.trim();
+    let text = text.strip_prefix('%').unwrap_or(text);
+    let text = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    let number = text.strip_prefix('#').unwrap_or(text);
+    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+        Reference::Number(number.to_owned())
+    } else {
+        Reference::Title(text.to_owned())
+    }
+}
+
+/// The id of the first milestone `request` lists, if any.
+async fn first_id(context: &Context, request: Request) -> Result<Option<i64>, ActionError> {
+    let items = context.send(request).await?.list()?;
+    Ok(items
+        .first()
+        .and_then(|m| m.get("id"))
+        .and_then(Value::as_i64))
+}
+
+/// Resolves the milestone reference of `plan`'s path, then runs the action's request.
+pub async fn by_reference(
+    context: &Context,
+    action: &'static Action,
+    plan: &Plan,
+) -> Result<Value, ActionError> {
+    let (Some(written), Some(collection)) = (
+        plan.request.param_after(MILESTONES),
+        plan.request.collection_of(MILESTONES),
+    ) else {
+        return Err(ActionError::InvalidParams(
+            "this action's path names no milestone".into(),
+        ));
+    };
+    let written = written.to_owned();
+    let id = match parse(&written) {
+        Reference::Number(number) => {
+            match first_id(context, collection.clone().query("iids[]", &number)).await? {
+                Some(id) => Some(id),
+                None => first_id(context, collection.query("title", &number)).await?,
+            }
+        }
+        Reference::Title(title) => first_id(context, collection.query("title", &title)).await?,
+    };
+    let Some(id) = id else {
+        let owner = plan
+            .args
+            .get("project_id")
+            .or_else(|| plan.args.get("group_id"))
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .unwrap_or_default();
+        return Err(ActionError::NotFound {
+            kind: "Milestone",
+            what: format!(
+                "milestone `{written}` in {owner} (looked up by title and by its number; \
+                 `milestone.list` shows them)"
+            ),
+        });
+    };
+    let request = plan
+        .request
+        .clone()
+        .with_param_after(MILESTONES, id.to_string());
+    let response = context.send(request).await?;
+    Ok(decode(action, &plan.args, &response)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Reference, parse};
+
+    #[test]
+    fn a_reference_is_a_number_or_a_title_without_its_sigils() {
+        assert_eq!(parse("3"), Reference::Number("3".into()));
+        assert_eq!(parse("%3"), Reference::Number("3".into()));
+        assert_eq!(parse("#12"), Reference::Number("12".into()));
+        assert_eq!(parse("%v1.4"), Reference::Title("v1.4".into()));
+        assert_eq!(
+            parse("%\"Sprint 12\""),
+            Reference::Title("Sprint 12".into())
+        );
+        assert_eq!(parse(" v1.4 "), Reference::Title("v1.4".into()));
+    }
+}
