@@ -12,11 +12,15 @@
 //! | `job_log_tail` | `job.log` | the failing part and the tail of a streamed log (`log_focus`), or a window; ANSI and section markers removed |
 //! | `merge_request_diffs` | `merge_request.diffs` | every diff page, one patch under a line budget |
 //! | `compare` | `repository.compare` | the same patch budget over a comparison |
+//! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
+//! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
+//! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod changes;
 mod files;
 mod job_log;
 mod log_focus;
+mod writes;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -62,6 +66,10 @@ handlers! {
     job_log_tail => job_log::job_log_tail,
     merge_request_diffs => changes::merge_request_diffs,
     compare => changes::compare,
+    file_blame => files::file_blame,
+    commit_diff => changes::commit_diff,
+    file_update => writes::file_update,
+    commit_create => writes::commit_create,
 }
 
 /// Runs a typed handler on the plan's typed params and serialises its typed output.

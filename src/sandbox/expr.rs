@@ -159,6 +159,9 @@ impl Scope {
             "sha" if argument.is_empty() => json!(fake_sha(&text(&value))),
             "sha" => json!(fake_sha(&format!("{argument}:{}", text(&value)))),
             "text" => json!(text(&value)),
+            // A commit's short id: the first 8 characters.
+            "short" => json!(text(&value).chars().take(8).collect::<String>()),
+            "revert_diff" => json!(revert_diff(&text(&value))),
             "not" => json!(!truthy(&value)),
             "first" => value
                 .as_array()
@@ -222,6 +225,16 @@ impl Scope {
                     .map(|view| self.eval(store, view))
                     .unwrap_or(Value::Null)
             }
+            "$concat" => Value::Array(
+                values()
+                    .into_iter()
+                    .flat_map(|v| match v {
+                        Value::Array(items) => items,
+                        Value::Null => Vec::new(),
+                        single => vec![single],
+                    })
+                    .collect(),
+            ),
             "$merge" => {
                 let mut out = Map::new();
                 for value in values() {
@@ -333,10 +346,21 @@ const TESTS: &[&str] = &[
     "in", "not_in", "not", "present", "contains", "lacks", "at_least", "at_most", "prefix",
 ];
 const FILTERS: &[&str] = &[
-    "count", "basic", "public", "users", "slug", "sha", "text", "not", "first", "or",
+    "count",
+    "basic",
+    "public",
+    "users",
+    "slug",
+    "sha",
+    "text",
+    "not",
+    "first",
+    "or",
+    "short",
+    "revert_diff",
 ];
 const OPERATORS: &[&str] = &[
-    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge",
+    "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$concat",
 ];
 /// Operators that work on a field's current value, in `set` only.
 const UPDATES: &[&str] = &["$inc", "$push", "$pull", "$unset"];
@@ -502,6 +526,32 @@ pub fn slug(name: &str) -> String {
         }
     }
     out.trim_end_matches('-').to_owned()
+}
+
+/// A unified diff undone: added lines become removed ones and back, each hunk's old and
+/// new ranges swap (what a revert commit's diff shows).
+pub fn revert_diff(diff: &str) -> String {
+    let mut out = String::new();
+    for line in diff.lines() {
+        let undone = if let Some(header) = line.strip_prefix("@@ -") {
+            match header
+                .split_once(" +")
+                .and_then(|(old, rest)| rest.split_once(" @@").map(|(new, tail)| (old, new, tail)))
+            {
+                Some((old, new, tail)) => format!("@@ -{new} +{old} @@{tail}"),
+                None => line.to_owned(),
+            }
+        } else if let Some(added) = line.strip_prefix('+') {
+            format!("-{added}")
+        } else if let Some(removed) = line.strip_prefix('-') {
+            format!("+{removed}")
+        } else {
+            line.to_owned()
+        };
+        out.push_str(&undone);
+        out.push('\n');
+    }
+    out
 }
 
 /// A stable 40-hex id derived from a seed text (tree entries, merge commits).

@@ -649,7 +649,8 @@ fn filter(
                 .filter(|l| !l.is_empty())
                 .all(|wanted| have.iter().any(|l| l.eq_ignore_ascii_case(wanted)))
         }
-        "state" if value == "all" => true,
+        // `all` is GitLab's word for no filter (`state=all`, `type=all` for a commit's refs).
+        "state" | "type" if value == "all" => true,
         "scope" | "scope[]" => match value {
             "created_by_me" | "created-by-me" => has_user("author", username),
             "assigned_to_me" | "assigned-to-me" => {

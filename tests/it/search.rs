@@ -20,7 +20,12 @@ fn precision(file: &str, show_misses: bool) -> (usize, f64, f64) {
     let mut by_kind: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
     let mut misses = Vec::new();
     let (mut total, mut first, mut top5) = (0, 0, 0);
-    for line in corpus.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+    // `#` lines name the group that added the requests below them.
+    for line in corpus
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
         let columns: Vec<&str> = line.split('\t').collect();
         let (query, expected, kind) = (columns[0], columns[1], columns[2]);
         let expected: Vec<&str> = expected.split('|').collect();
