@@ -98,16 +98,16 @@ pub async fn file_window(
 }
 
 /// The lines of a file a read shows: `max_lines` from `start_line` (1-based).
-struct Window {
-    total: i64,
+pub(super) struct Window {
+    pub total: i64,
     /// First and last line shown; none for an empty file.
-    shown: Option<(i64, i64)>,
-    truncated: bool,
-    next: Option<i64>,
+    pub shown: Option<(i64, i64)>,
+    pub truncated: bool,
+    pub next: Option<i64>,
 }
 
 impl Window {
-    fn of(total: i64, start_line: i64, max_lines: i64) -> Result<Self, ActionError> {
+    pub fn of(total: i64, start_line: i64, max_lines: i64) -> Result<Self, ActionError> {
         let start = start_line.max(1);
         if total > 0 && start > total {
             return Err(ActionError::InvalidParams(format!(
@@ -222,20 +222,50 @@ pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Ou
         Some(git_ref) => git_ref.clone(),
         None => default_branch(context, &params.project_id).await?,
     };
-    let max = params.max_bytes.max(1) as usize;
-    let request = params.request().set_query("ref", git_ref.clone()).raw();
+    let request = params.request().set_query("ref", git_ref.clone());
+    let head = raw_head(context, request, params.max_bytes).await?;
+    Ok(raw::Output {
+        file_path: params.file_path.clone(),
+        r#ref: git_ref,
+        size: head.size,
+        shown_bytes: head.shown,
+        truncated: head.truncated(),
+        binary: head.binary,
+        content: head.content,
+    })
+}
+
+/// The start of a raw body, at most `max_bytes` of it, and what is known of the rest.
+pub(super) struct RawHead {
+    pub size: i64,
+    pub shown: i64,
+    pub binary: bool,
+    pub content: Option<String>,
+}
+
+impl RawHead {
+    pub fn truncated(&self) -> bool {
+        !self.binary && self.shown < self.size
+    }
+}
+
+/// Reads the first `max_bytes` of a raw body (a `Range` request; never more kept), its
+/// whole size, and whether it is binary; a character is never cut in half.
+pub(super) async fn raw_head(
+    context: &Context,
+    request: Request,
+    max_bytes: i64,
+) -> Result<RawHead, ActionError> {
+    let max = max_bytes.max(1) as usize;
     // One byte more than shown, to know whether there is more.
     let range = [("Range", format!("bytes=0-{max}"))];
-    let mut stream = match context.open(request, &range).await {
+    let mut stream = match context.open(request.raw(), &range).await {
         Ok(stream) => stream,
         // An empty file has no byte 0 to give.
         Err(error) if error.status == Some(416) => {
-            return Ok(raw::Output {
-                file_path: params.file_path.clone(),
-                r#ref: git_ref,
+            return Ok(RawHead {
                 size: 0,
-                shown_bytes: 0,
-                truncated: false,
+                shown: 0,
                 binary: false,
                 content: None,
             });
@@ -277,12 +307,9 @@ pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Ou
         shown = cut as i64;
         content = Some(String::from_utf8_lossy(&head[..cut]).into_owned());
     }
-    Ok(raw::Output {
-        file_path: params.file_path.clone(),
-        r#ref: git_ref,
+    Ok(RawHead {
         size,
-        shown_bytes: shown,
-        truncated: !binary && shown < size,
+        shown,
         binary,
         content: content.filter(|c| !c.is_empty()),
     })

@@ -14,12 +14,18 @@
 //! | `compare` | `repository.compare` | the same patch budget over a comparison |
 //! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
 //! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
+//! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
+//! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
+//! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod changes;
 mod files;
 mod job_log;
 mod log_focus;
+mod snippets;
+mod tokens;
+mod wiki;
 mod writes;
 
 use std::future::Future;
@@ -70,6 +76,9 @@ handlers! {
     commit_diff => changes::commit_diff,
     file_update => writes::file_update,
     commit_create => writes::commit_create,
+    wiki_window => wiki::wiki_window,
+    token_created => tokens::token_created,
+    snippet_raw => snippets::snippet_raw,
 }
 
 /// Runs a typed handler on the plan's typed params and serialises its typed output.

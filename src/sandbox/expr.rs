@@ -159,6 +159,8 @@ impl Scope {
             "sha" if argument.is_empty() => json!(fake_sha(&text(&value))),
             "sha" => json!(fake_sha(&format!("{argument}:{}", text(&value)))),
             "text" => json!(text(&value)),
+            // A wiki page's slug: its title with spaces as hyphens, case and `/` kept.
+            "wiki_slug" => json!(text(&value).trim().replace(' ', "-")),
             // A commit's short id: the first 8 characters.
             "short" => json!(text(&value).chars().take(8).collect::<String>()),
             "revert_diff" => json!(revert_diff(&text(&value))),
@@ -357,7 +359,7 @@ const FILTERS: &[&str] = &[
     "first",
     "or",
     "short",
-    "revert_diff",
+    "revert_diff", "wiki_slug",
 ];
 const OPERATORS: &[&str] = &[
     "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$concat",

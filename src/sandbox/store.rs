@@ -353,7 +353,7 @@ impl Store {
             return self.visible_project(record, user);
         }
         if self.spec(collection).parents.is_empty()
-            && let Some(project_id) = record.get("project_id")
+            && let Some(project_id) = record.get("project_id").filter(|id| !id.is_null())
         {
             return self
                 .all("projects")
@@ -620,7 +620,8 @@ fn filter(
     match key {
         "page" | "per_page" | "order_by" | "sort" | "with_stats" | "statistics" | "simple"
         | "include_retried" => true,
-        "search" => {
+        // Members lists call their text filter `query`.
+        "search" | "query" => {
             let needle = value.to_lowercase();
             let fields: Vec<String> = if spec.search.is_empty() {
                 vec!["title".into(), "name".into()]
@@ -687,7 +688,7 @@ fn filter(
                 .and_then(Value::as_str)
                 == Some(value)
         }
-        "active" => {
+        "active" if record.get("state").is_some() => {
             value != "true" || record.get("state").and_then(Value::as_str) == Some("active")
         }
         "ref_name" => record

@@ -94,6 +94,7 @@ const VERBS: &[(&str, &[Verb])] = &[
     ("retitle", &[Verb::Update]),
     ("delete", &[Verb::Delete]),
     ("remove", &[Verb::Delete]),
+    ("revoke", &[Verb::Delete]),
     ("drop", &[Verb::Delete]),
     ("destroy", &[Verb::Delete]),
     ("erase", &[Verb::Delete]),
@@ -471,7 +472,7 @@ impl Profile {
             "delete" => Verb::Delete,
             _ if words.contains(&"list") => Verb::List,
             _ if words.contains(&"create") => Verb::Create,
-            _ => Verb::Get,
+            _ => name_verb(&words).unwrap_or_else(|| method_verb(action)),
         };
         let mut objects = BTreeSet::new();
         for word in words {
@@ -503,6 +504,44 @@ impl Profile {
             first_person,
             needs_target,
         }
+    }
+}
+
+/// The first word of an action's name that is an operation word (`project_remove`,
+/// `status_set`); `merge` before `request` names a thing, not the operation.
+fn name_verb(words: &[&str]) -> Option<Verb> {
+    words.iter().enumerate().find_map(|(index, word)| {
+        let noun = words
+            .get(index + 1)
+            .is_some_and(|next| next.starts_with("request"));
+        if noun {
+            return None;
+        }
+        VERBS
+            .iter()
+            .find(|(w, _)| w == word)
+            .and_then(|(_, verbs)| verbs.first().copied())
+    })
+}
+
+/// What the HTTP method says when the name does not: a DELETE removes, a PUT changes, a
+/// POST creates, a paged GET lists.
+fn method_verb(action: &Action) -> Verb {
+    match action.method {
+        crate::gitlab::Method::Delete => Verb::Delete,
+        crate::gitlab::Method::Put | crate::gitlab::Method::Patch => Verb::Update,
+        crate::gitlab::Method::Post => Verb::Create,
+        _ if matches!(
+            action.result,
+            crate::catalog::ResultShape::List {
+                paginated: true,
+                ..
+            }
+        ) =>
+        {
+            Verb::List
+        }
+        _ => Verb::Get,
     }
 }
 
