@@ -1,20 +1,49 @@
-//! The command line: `serve` (the default), `call`, `catalog`, `demo`, `sandbox`, `docs`
-//! and `codegen`. Every command runs through the same dispatcher as the MCP server.
+//! The command line: `serve` (the default), `call`, `find`, `catalog`, `demo`, `sandbox`,
+//! `docs`, `codegen`, `spec-check`, `shape-check` and `scaffold`. Every command runs
+//! through the same dispatcher as the MCP server.
+//!
+//! Settings are global flags (each with an environment variable), so `gitlab-mcp --sandbox
+//! call ...` and `gitlab-mcp call ... --sandbox` both work; each command shows and accepts
+//! only the groups of settings it uses (`GROUPS`). `parse` checks what clap cannot: that an
+//! environment variable's value is valid (naming the variable, not the flag), and that no
+//! flag is given to a command it does nothing for.
 
+use std::ffi::OsString;
+use std::io::IsTerminal as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Map, Value};
 
-use crate::config::{GETTING_STARTED, Options};
+use crate::config::{GETTING_STARTED, Options, group};
 use crate::output::json::to_pretty;
 use crate::server::{GitlabServer, call_result, serve_stdio};
 use crate::surfaces::Surface;
+use crate::vocabulary::Vocabulary;
+
+const EXAMPLES: &str = "\
+Environment:
+  GITLAB_TOKEN  Your GitLab personal access token (scope `api`, or `read_api` for
+                --read-only). Read from the environment only, never a flag;
+                GITLAB_PERSONAL_ACCESS_TOKEN works too.
+  GITLAB_URL    Your GitLab, such as https://gitlab.example.com [default: https://gitlab.com]
+  Every setting above has a variable too, shown as [env: ...].
+
+Examples:
+  gitlab-mcp demo        # an MCP session on the embedded sandbox GitLab, no token needed
+  GITLAB_URL=https://gitlab.example.com GITLAB_TOKEN=glpat-... gitlab-mcp call user.current";
 
 #[derive(Debug, Parser)]
-#[command(name = "gitlab-mcp", version, about = "A Model Context Protocol server for GitLab.", long_about = None)]
+#[command(
+    name = "gitlab-mcp",
+    version,
+    about = "A Model Context Protocol server for GitLab. With no command, it serves MCP over stdio.",
+    long_about = None,
+    after_help = EXAMPLES
+)]
 pub struct Cli {
     #[command(flatten)]
     pub options: Options,
@@ -28,6 +57,9 @@ pub enum Command {
     /// Run the MCP server over stdio (the default).
     Serve,
     /// Run one action and print its Markdown (or, with --json, the whole tool result).
+    #[command(
+        after_help = "Example:\n  gitlab-mcp --sandbox call merge_request.list project_id=acme/platform/api state=opened"
+    )]
     Call {
         /// Action id, such as merge_request.list.
         action: String,
@@ -108,6 +140,234 @@ pub enum Command {
     },
 }
 
+/// The groups of settings (help headings in `config::Options`) each command uses; the
+/// others are left out of its help and refused on its command line. Running with no
+/// command serves, so the top level shows every group.
+pub const GROUPS: &[(&str, &[&str])] = &[
+    (
+        "serve",
+        &[
+            group::GITLAB,
+            group::OFFERED,
+            group::SAFETY,
+            group::RESULTS,
+            group::SURFACE,
+            group::SERVER,
+            group::LOGGING,
+        ],
+    ),
+    (
+        "call",
+        &[
+            group::GITLAB,
+            group::OFFERED,
+            group::SAFETY,
+            group::RESULTS,
+            group::LOGGING,
+        ],
+    ),
+    ("find", &[group::OFFERED]),
+    ("catalog", &[group::OFFERED]),
+    ("demo", &[group::SURFACE]),
+    ("sandbox", &[group::LOGGING]),
+    ("docs", &[]),
+    ("codegen", &[]),
+    ("spec-check", &[]),
+    ("shape-check", &[]),
+    ("scaffold", &[]),
+];
+
+/// The command line's definition, with each command showing only its own settings.
+pub fn command() -> clap::Command {
+    let mut command = Cli::command();
+    let settings: Vec<clap::Arg> = command
+        .get_arguments()
+        .filter(|arg| arg.is_global_set())
+        .cloned()
+        .collect();
+    for (name, groups) in GROUPS {
+        command = command.mut_subcommand(name, |mut sub| {
+            // clap does not hand a global setting to a command that has its own of that
+            // name: a hidden copy keeps the setting out of this command's help, and
+            // `refuse_unused_flags` refuses it when it is given anyway.
+            for arg in &settings {
+                if arg
+                    .get_help_heading()
+                    .is_some_and(|heading| !groups.contains(&heading))
+                {
+                    sub = sub.arg(arg.clone().global(false).hide(true));
+                }
+            }
+            sub
+        });
+    }
+    command
+}
+
+/// Ids of the settings in `command` whose group is not in `groups`.
+fn unused_settings(command: &clap::Command, groups: &[&str]) -> Vec<clap::Id> {
+    command
+        .get_arguments()
+        .filter(|arg| {
+            arg.get_help_heading()
+                .is_some_and(|heading| !groups.contains(&heading))
+        })
+        .map(|arg| arg.get_id().clone())
+        .collect()
+}
+
+/// A command line that cannot run, with what to say about it.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Parses the process's arguments; prints help, the version or the problem and exits
+/// when there is nothing to run.
+pub fn parse() -> Cli {
+    match try_parse_from(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(ParseError::Clap(error)) => error.exit(),
+        Err(ParseError::Usage(error)) => {
+            eprintln!("error: {error}\n\nFor more information, try '--help'.");
+            std::process::exit(2);
+        }
+    }
+}
+
+pub enum ParseError {
+    /// clap's own answer (help, version, or a flag it refused).
+    Clap(clap::Error),
+    Usage(UsageError),
+}
+
+pub fn try_parse_from(
+    args: impl IntoIterator<Item = impl Into<OsString>>,
+) -> Result<Cli, ParseError> {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let mut command = command();
+    check_environment(&command, &args).map_err(ParseError::Usage)?;
+    let matches = command
+        .try_get_matches_from_mut(&args)
+        .map_err(ParseError::Clap)?;
+    if let Some((name, sub)) = matches.subcommand() {
+        refuse_unused_flags(&command, name, &matches, sub).map_err(ParseError::Usage)?;
+    }
+    let mut cli = Cli::from_arg_matches(&matches).map_err(ParseError::Clap)?;
+    for arg in command.get_arguments() {
+        let id = arg.get_id().as_str();
+        let name = match (matches.value_source(id), arg.get_env(), arg.get_long()) {
+            (Some(ValueSource::EnvVariable), Some(env), _) => env.to_string_lossy().into_owned(),
+            (_, _, Some(long)) => format!("--{long}"),
+            _ => continue,
+        };
+        cli.options.names.0.insert(id.to_owned(), name);
+    }
+    Ok(cli)
+}
+
+/// clap names the flag when an environment variable holds a bad value; check each
+/// variable first, with the flag's own parser, and name the variable.
+fn check_environment(command: &clap::Command, args: &[OsString]) -> Result<(), UsageError> {
+    for arg in command.get_arguments() {
+        let (Some(env), Some(long)) = (arg.get_env(), arg.get_long()) else {
+            continue;
+        };
+        let Some(value) = std::env::var_os(env).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let flag = format!("--{long}");
+        let given = args.iter().skip(1).any(|a| {
+            a.to_str()
+                .is_some_and(|a| a == flag || a.starts_with(&format!("{flag}=")))
+        });
+        if given {
+            continue; // The flag wins; the variable is not read.
+        }
+        let probe = clap::Command::new("gitlab-mcp")
+            .no_binary_name(true)
+            .arg(arg.clone().env(None).global(false).required(false));
+        let mut setting = OsString::from(format!("{flag}="));
+        setting.push(&value);
+        if let Err(error) = probe.try_get_matches_from([setting]) {
+            let valid = match error.get(clap::error::ContextKind::ValidValue) {
+                Some(clap::error::ContextValue::Strings(values)) => {
+                    format!("\n  [possible values: {}]", values.join(", "))
+                }
+                _ => String::new(),
+            };
+            return Err(UsageError(format!(
+                "invalid value '{}' in the environment variable {} (the setting of {flag}){valid}",
+                value.to_string_lossy(),
+                env.to_string_lossy()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A setting given on the command line to a command that does not use it is a mistake
+/// (`gitlab-mcp codegen --gitlab-url ...`), not something to ignore.
+fn refuse_unused_flags(
+    command: &clap::Command,
+    name: &str,
+    top: &clap::ArgMatches,
+    sub: &clap::ArgMatches,
+) -> Result<(), UsageError> {
+    let Some((_, groups)) = GROUPS.iter().find(|(command, _)| *command == name) else {
+        return Ok(());
+    };
+    let Some(subcommand) = command.find_subcommand(name) else {
+        return Ok(());
+    };
+    for id in unused_settings(subcommand, groups) {
+        let given = [top, sub]
+            .iter()
+            .any(|m| m.value_source(id.as_str()) == Some(ValueSource::CommandLine));
+        if !given {
+            continue;
+        }
+        let flag = subcommand
+            .get_arguments()
+            .find(|arg| *arg.get_id() == id)
+            .and_then(|arg| arg.get_long())
+            .map_or_else(|| id.to_string(), |long| format!("--{long}"));
+        let users: Vec<&str> = GROUPS
+            .iter()
+            .filter(|(_, groups)| {
+                subcommand
+                    .get_arguments()
+                    .find(|arg| *arg.get_id() == id)
+                    .and_then(|arg| arg.get_help_heading())
+                    .is_some_and(|heading| groups.contains(&heading))
+            })
+            .map(|(command, _)| *command)
+            .collect();
+        return Err(UsageError(format!(
+            "`{flag}` does nothing for `gitlab-mcp {name}`; it applies to {}",
+            users
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// What `gitlab-mcp` says, once, when a person starts it in a terminal.
+pub const TERMINAL_HELLO: &str = "\
+gitlab-mcp is an MCP server: it talks JSON-RPC over stdin and stdout with an MCP client
+(Claude, Cursor, VS Code, ...), and it is now waiting for one. Ctrl-C stops it.
+To try it yourself:
+  gitlab-mcp demo          an MCP session on the embedded sandbox GitLab
+  gitlab-mcp --sandbox call merge_request.list project_id=acme/platform/api
+  gitlab-mcp --help        every command and setting";
+
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let options = cli.options;
     match cli.command.unwrap_or(Command::Serve) {
@@ -118,7 +378,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             // The surface lists what the dispatcher runs: one policy, fitted once.
             let policy = connection.dispatcher.shared_policy();
-            let surface = Surface::new(options.surface(), options.meta_param_schema, policy);
+            let surface = Surface::new(options.surface()?, options.meta_param_schema, policy);
+            if std::io::stdin().is_terminal() {
+                eprintln!("{TERMINAL_HELLO}");
+            }
             let server =
                 GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
             // The sandbox, if any, lives as long as the server.
@@ -133,15 +396,23 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             structured,
             confirm,
         } => {
-            let args = parse_params(&params)?;
+            let args = match parse_params(&params) {
+                Ok(args) => args,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
             let Some(connection) = options.connect().await? else {
                 eprintln!("{GETTING_STARTED}");
                 return Ok(ExitCode::from(2));
             };
-            let outcome = connection.dispatcher.call(&action, args, confirm).await;
+            let dispatcher = connection.dispatcher.speaking(Vocabulary::CLI);
+            let outcome = dispatcher.call(&action, args, confirm).await;
             if json {
-                let result = serde_json::to_value(call_result(&outcome))?;
-                say!("{}", to_pretty(&result))?;
+                // Straight from the result's own types: a detour through `Value` would
+                // print the f32 priority 0.6 as 0.6000000238418579.
+                say!("{}", to_pretty(&call_result(&outcome)))?;
             } else {
                 say!("{}", outcome.text)?;
                 if structured && let Some(value) = &outcome.structured {
@@ -165,13 +436,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 limit,
                 explain,
             });
+            let width = found
+                .hits
+                .iter()
+                .map(|hit| hit.action.id.len())
+                .max()
+                .unwrap_or(0);
             for hit in &found.hits {
-                say!(
-                    "{:>5}  {:<28} {}",
+                let line = format!(
+                    "{:>5}  {:<width$}  {}",
                     hit.score,
                     hit.action.id,
-                    hit.reasons.join("; ")
-                )?;
+                    if explain {
+                        hit.reasons.join("; ")
+                    } else {
+                        hit.action.title.to_owned()
+                    }
+                );
+                say!("{}", line.trim_end())?;
             }
             if !found.ambiguous.is_empty() {
                 say!("ambiguous: {}", found.ambiguous.join(", "))?;
@@ -197,22 +479,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .collect();
                 say!("{}", to_pretty(&Value::Array(entries)))?;
             } else {
-                for action in actions {
-                    let flag = if action.safety.destructive {
-                        "destructive"
-                    } else if action.safety.read_only {
-                        "read"
-                    } else {
-                        "write"
-                    };
-                    say!(
-                        "{:<28} {:<6} {:<62} {}",
-                        action.id,
-                        action.method.as_str(),
-                        action.path,
-                        flag
-                    )?;
-                }
+                say!("{}", catalog_table(&actions))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -223,7 +490,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
                 Err(_) => crate::sandbox::Faults::default(),
             };
-            let sandbox = crate::sandbox::Sandbox::start(listen, faults).await?;
+            let sandbox = crate::sandbox::Sandbox::start(listen, faults)
+                .await
+                .map_err(|error| anyhow::anyhow!("cannot listen on {listen}: {error}"))?;
             sandbox.edition_from_env()?;
             say!("{}", sandbox.url())?;
             eprintln!(
@@ -307,13 +576,54 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text.
-pub fn parse_params(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
+/// The catalog for a person: a header, aligned columns, one line per action, no trailing
+/// spaces. (`--json` has the parameters, paths and schemas.)
+fn catalog_table(actions: &[&crate::catalog::Action]) -> String {
+    let rows: Vec<[&str; 3]> = actions
+        .iter()
+        .map(|action| {
+            let safety = if action.safety.destructive {
+                "destructive"
+            } else if action.safety.read_only {
+                "read"
+            } else {
+                "write"
+            };
+            [action.id, safety, action.title]
+        })
+        .collect();
+    let header = ["ACTION", "SAFETY", "DESCRIPTION"];
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row[column].len())
+            .chain([header[column].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let (id, safety) = (width(0), width(1));
+    std::iter::once(header)
+        .chain(rows)
+        .map(|[a, b, c]| format!("{a:<id$}  {b:<safety$}  {c}").trim_end().to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text. An
+/// empty key or a key given twice is refused: neither has one obvious meaning.
+pub fn parse_params(pairs: &[String]) -> Result<Map<String, Value>, UsageError> {
     let mut args = Map::new();
     for pair in pairs {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| anyhow::anyhow!("expected KEY=VALUE, got `{pair}`"))?;
+        let Some((key, value)) = pair.split_once('=') else {
+            return Err(UsageError(format!(
+                "expected KEY=VALUE, got `{pair}` (such as `project_id=group/project`)"
+            )));
+        };
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(UsageError(format!(
+                "`{pair}` has no parameter name before `=` (such as `issue_iid=17`)"
+            )));
+        }
         let value = match serde_json::from_str::<Value>(value) {
             Ok(
                 parsed @ (Value::Number(_)
@@ -324,7 +634,92 @@ pub fn parse_params(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
             ) => parsed,
             _ => Value::String(value.to_owned()),
         };
-        args.insert(key.trim().to_owned(), value);
+        if let Some(first) = args.get(key) {
+            return Err(UsageError(format!(
+                "`{key}` is given twice ({} and {}); give it once, or a list as JSON: `{key}=[\"a\",\"b\"]`",
+                crate::output::json::to_text(first),
+                crate::output::json::to_text(&value)
+            )));
+        }
+        args.insert(key.to_owned(), value);
     }
     Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_refuse_empty_and_repeated_keys() {
+        let pairs = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let args = parse_params(&pairs(&["issue_iid=17", "labels=[\"a\"]", "title=x=y"])).unwrap();
+        assert_eq!(args["issue_iid"], 17);
+        assert_eq!(args["title"], "x=y");
+        let empty = parse_params(&pairs(&["=17"])).unwrap_err().0;
+        assert!(empty.contains("no parameter name"), "{empty}");
+        let twice = parse_params(&pairs(&["issue_iid=17", "issue_iid=18"]))
+            .unwrap_err()
+            .0;
+        assert!(
+            twice.contains("`issue_iid` is given twice (17 and 18)"),
+            "{twice}"
+        );
+    }
+
+    #[test]
+    fn each_command_shows_only_its_own_settings() {
+        let mut command = command();
+        command.build(); // hands the global settings to each command, as parsing does
+        let help = |command: &mut clap::Command, name: &str| {
+            command
+                .find_subcommand_mut(name)
+                .unwrap()
+                .render_help()
+                .to_string()
+        };
+        let codegen = help(&mut command, "codegen");
+        assert!(!codegen.contains("--gitlab-url"), "{codegen}");
+        let call = help(&mut command, "call");
+        assert!(
+            call.contains("--confirm") && call.contains("--gitlab-url"),
+            "{call}"
+        );
+        assert!(!call.contains("--tool-surface"), "{call}");
+        assert!(
+            call.find("--confirm") < call.find("--gitlab-url"),
+            "the command's own options come first: {call}"
+        );
+        for (name, _) in GROUPS {
+            assert!(command.find_subcommand(name).is_some(), "{name}");
+        }
+        for arg in command.get_arguments().filter(|a| a.is_global_set()) {
+            assert!(
+                arg.get_help_heading().is_some(),
+                "`{}` has no group (help_heading): say which commands use it",
+                arg.get_id()
+            );
+        }
+        for sub in command.get_subcommands() {
+            let name = sub.get_name();
+            assert!(
+                name == "help" || GROUPS.iter().any(|(g, _)| *g == name),
+                "`{name}` has no entry in GROUPS: say which settings it uses"
+            );
+        }
+    }
+
+    #[test]
+    fn a_setting_a_command_does_not_use_is_refused() {
+        let error = match try_parse_from(["gitlab-mcp", "codegen", "--gitlab-url", "https://x"]) {
+            Err(ParseError::Usage(error)) => error.0,
+            _ => panic!("accepted"),
+        };
+        assert!(
+            error.contains("`--gitlab-url` does nothing for `gitlab-mcp codegen`"),
+            "{error}"
+        );
+        assert!(try_parse_from(["gitlab-mcp", "--sandbox", "call", "user.current"]).is_ok());
+        assert!(try_parse_from(["gitlab-mcp", "call", "user.current", "--sandbox"]).is_ok());
+    }
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::builder::BoolishValueParser;
+use clap::builder::{BoolishValueParser, PossibleValuesParser};
 
 use crate::dispatch::{Context, Dispatcher};
 use crate::gitlab::{AuthKind, ClientSettings, DEFAULT_RETRIES, GitlabClient, Token, base_url};
@@ -17,6 +17,18 @@ use crate::resources::CapabilitySurface;
 use crate::sandbox::{self, Faults, Sandbox};
 use crate::surfaces::{MetaSchema, SurfaceKind};
 
+/// The help heading of each group of settings. A command shows and accepts the groups it
+/// uses (`cli::GROUPS`); every field below names its group.
+pub mod group {
+    pub const GITLAB: &str = "GitLab";
+    pub const OFFERED: &str = "Actions offered";
+    pub const SAFETY: &str = "Safety";
+    pub const RESULTS: &str = "Results";
+    pub const SURFACE: &str = "MCP tools and resources";
+    pub const LOGGING: &str = "Logging";
+    pub const SERVER: &str = "MCP server";
+}
+
 #[derive(Debug, Clone, clap::Args)]
 pub struct Options {
     /// Base URL of your GitLab.
@@ -24,16 +36,23 @@ pub struct Options {
         long,
         env = "GITLAB_URL",
         default_value = "https://gitlab.com",
-        global = true
+        global = true,
+        help_heading = group::GITLAB
     )]
     pub gitlab_url: String,
 
     /// Use the embedded sandbox GitLab instead (no token needed).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = group::GITLAB)]
     pub sandbox: bool,
 
     /// Which tools to expose [default: dynamic; META_TOOLS=dynamic is also read].
-    #[arg(long, env = "TOOL_SURFACE", value_enum, global = true)]
+    #[arg(
+        long,
+        env = "TOOL_SURFACE",
+        value_enum,
+        global = true,
+        help_heading = group::SURFACE
+    )]
     pub tool_surface: Option<SurfaceKind>,
 
     /// How much of each action's params a meta tool's schema spells out.
@@ -42,24 +61,25 @@ pub struct Options {
         env = "META_PARAM_SCHEMA",
         value_enum,
         default_value_t,
-        global = true
+        global = true,
+        help_heading = group::SURFACE
     )]
     pub meta_param_schema: MetaSchema,
 
     /// Offer only actions that read.
-    #[arg(long, env = "GITLAB_READ_ONLY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_READ_ONLY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true, help_heading = group::OFFERED)]
     pub read_only: bool,
 
     /// Preview mutating actions instead of running them.
-    #[arg(long, env = "GITLAB_SAFE_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_SAFE_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true, help_heading = group::SAFETY)]
     pub safe_mode: bool,
 
     /// Run destructive actions without `confirm: true`.
-    #[arg(long, env = "GITLAB_YOLO_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_YOLO_MODE", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true, help_heading = group::SAFETY)]
     pub yolo_mode: bool,
 
     /// Hide what this GitLab's edition or this token cannot run (asks GitLab at startup).
-    #[arg(long, env = "GITLAB_FIT_CATALOG", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", global = true)]
+    #[arg(long, env = "GITLAB_FIT_CATALOG", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", global = true, help_heading = group::GITLAB)]
     pub fit_catalog: bool,
 
     /// Action ids or globs not to offer, comma-separated (`project.delete,*.delete`).
@@ -67,18 +87,22 @@ pub struct Options {
         long,
         env = "GITLAB_EXCLUDE_ACTIONS",
         default_value = "",
-        global = true
+        hide_default_value = true,
+        global = true,
+        help_heading = group::OFFERED
     )]
     pub exclude_actions: String,
 
-    /// How get results point at their gitlab:// resource: link, embed or off.
+    /// How get results point at their gitlab:// resource.
     #[arg(
         long,
         env = "GITLAB_MCP_EMBEDDED_RESOURCES",
-        default_value = "link",
-        global = true
+        value_enum,
+        default_value_t,
+        global = true,
+        help_heading = group::RESULTS
     )]
-    pub embedded_resources: String,
+    pub embedded_resources: EmbeddedResources,
 
     /// Which resources to offer: full, or minimal (only gitlab://tools).
     #[arg(
@@ -86,16 +110,45 @@ pub struct Options {
         env = "CAPABILITY_SURFACE",
         value_enum,
         default_value_t,
-        global = true
+        global = true,
+        help_heading = group::SURFACE
     )]
     pub capability_surface: CapabilitySurface,
 
-    /// Log level on stderr: error, warn, info, debug or trace.
-    #[arg(long, env = "GITLAB_MCP_LOG", default_value = "warn", global = true)]
+    /// Log level on stderr.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_LOG",
+        default_value = "warn",
+        value_parser = PossibleValuesParser::new(["off", "error", "warn", "info", "debug", "trace"]),
+        ignore_case = true,
+        global = true,
+        help_heading = group::LOGGING
+    )]
     pub log: String,
 
     #[command(flatten)]
     pub connection: ConnectionOptions,
+
+    /// The name the user gave each setting (`--read-only` or `GITLAB_READ_ONLY`), for
+    /// messages about its value. Filled in by `cli::parse`.
+    #[arg(skip)]
+    pub names: SettingNames,
+}
+
+/// The flag or environment variable each setting came from, by clap id.
+#[derive(Debug, Clone, Default)]
+pub struct SettingNames(pub std::collections::BTreeMap<String, String>);
+
+impl SettingNames {
+    /// `--exclude-actions` or `GITLAB_EXCLUDE_ACTIONS`, as the user wrote it (the flag when
+    /// the setting was not given at all).
+    pub fn of(&self, id: &str) -> String {
+        self.0
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| format!("--{}", id.replace('_', "-")))
+    }
 }
 
 /// How to reach GitLab and how long to wait: TLS, auth kind, deadline, retries, sizes.
@@ -108,32 +161,33 @@ pub struct ConnectionOptions {
         env = "GITLAB_AUTH",
         value_enum,
         default_value_t,
-        global = true
+        global = true,
+        help_heading = group::GITLAB
     )]
     pub auth: AuthKind,
 
     /// A PEM file of extra trusted certificate authorities, for a GitLab behind a private CA.
-    #[arg(long, env = "GITLAB_CA_FILE", global = true)]
+    #[arg(long, env = "GITLAB_CA_FILE", global = true, help_heading = group::GITLAB)]
     pub ca_file: Option<std::path::PathBuf>,
 
     /// Accept any TLS certificate (unsafe: only to try things out).
-    #[arg(long, env = "GITLAB_SKIP_TLS_VERIFY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true)]
+    #[arg(long, env = "GITLAB_SKIP_TLS_VERIFY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true, help_heading = group::GITLAB)]
     pub skip_tls_verify: bool,
 
     /// Seconds one tool call may take, every retry included (such as 50 or 2.5).
-    #[arg(long, env = "GITLAB_TIMEOUT", default_value = "50", value_parser = seconds, global = true)]
+    #[arg(long, env = "GITLAB_TIMEOUT", default_value = "50", value_parser = seconds, global = true, help_heading = group::GITLAB)]
     pub timeout: Duration,
 
     /// How many times a failed read (or a write GitLab never received) is tried again.
-    #[arg(long, env = "GITLAB_RETRIES", default_value_t = DEFAULT_RETRIES, value_parser = clap::value_parser!(u32).range(0..=10), global = true)]
+    #[arg(long, env = "GITLAB_RETRIES", default_value_t = DEFAULT_RETRIES, value_parser = clap::value_parser!(u32).range(0..=10), global = true, help_heading = group::GITLAB)]
     pub retries: u32,
 
     /// The most bytes one tool result may take.
-    #[arg(long, env = "GITLAB_MCP_MAX_RESULT_BYTES", default_value_t = DEFAULT_RESULT_BYTES as u64, value_parser = clap::value_parser!(u64).range(MIN_RESULT_BYTES as u64..), global = true)]
+    #[arg(long, env = "GITLAB_MCP_MAX_RESULT_BYTES", default_value_t = DEFAULT_RESULT_BYTES as u64, value_parser = clap::value_parser!(u64).range(MIN_RESULT_BYTES as u64..), global = true, help_heading = group::RESULTS)]
     pub max_result_bytes: u64,
 
     /// The largest JSON-RPC message accepted from the client.
-    #[arg(long, env = "GITLAB_MCP_MAX_MESSAGE_BYTES", default_value_t = crate::server::DEFAULT_MAX_MESSAGE_BYTES, global = true)]
+    #[arg(long, env = "GITLAB_MCP_MAX_MESSAGE_BYTES", default_value_t = crate::server::DEFAULT_MAX_MESSAGE_BYTES, global = true, help_heading = group::SERVER)]
     pub max_message_bytes: usize,
 }
 
@@ -199,36 +253,38 @@ gitlab-mcp needs a GitLab to talk to.
 
 impl Options {
     /// The surface: `TOOL_SURFACE` wins, then the legacy `META_TOOLS`, then dynamic.
-    pub fn surface(&self) -> SurfaceKind {
+    pub fn surface(&self) -> anyhow::Result<SurfaceKind> {
         if let Some(kind) = self.tool_surface {
-            return kind;
+            return Ok(kind);
         }
-        match std::env::var("META_TOOLS").map(|v| v.trim().to_ascii_lowercase()) {
-            Ok(value) if value == "dynamic" => SurfaceKind::Dynamic,
-            Ok(value) if ["true", "1", "meta", "yes"].contains(&value.as_str()) => {
-                SurfaceKind::Meta
-            }
-            Ok(value) if ["false", "0", "no", "individual"].contains(&value.as_str()) => {
-                SurfaceKind::Individual
-            }
-            _ => SurfaceKind::Dynamic,
+        let Ok(value) = std::env::var("META_TOOLS") else {
+            return Ok(SurfaceKind::Dynamic);
+        };
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "dynamic" => Ok(SurfaceKind::Dynamic),
+            "true" | "1" | "meta" | "yes" => Ok(SurfaceKind::Meta),
+            "false" | "0" | "no" | "individual" => Ok(SurfaceKind::Individual),
+            _ => anyhow::bail!(
+                "invalid value '{value}' for META_TOOLS: expected true (meta tools), false (one tool per action) or dynamic; TOOL_SURFACE=dynamic|meta|individual is the current name"
+            ),
         }
     }
 
+    /// The policy; an exclusion pattern that matches no action is an error, since it
+    /// almost always means a typo that would leave the action offered.
     pub fn policy(&self) -> anyhow::Result<Policy> {
-        let embedded_resources =
-            EmbeddedResources::parse(&self.embedded_resources).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "GITLAB_MCP_EMBEDDED_RESOURCES must be link, embed or off, not {:?}",
-                    self.embedded_resources
-                )
-            })?;
+        let exclude = Policy::parse_exclude(&self.exclude_actions);
+        for pattern in &exclude {
+            if let Some(problem) = Policy::unmatched_exclusion(pattern) {
+                anyhow::bail!("{}: {problem}", self.names.of("exclude_actions"));
+            }
+        }
         Ok(Policy {
             read_only: self.read_only,
             safe_mode: self.safe_mode,
             yolo: self.yolo_mode,
-            exclude: Policy::parse_exclude(&self.exclude_actions),
-            embedded_resources,
+            exclude,
+            embedded_resources: self.embedded_resources,
             ..Policy::default()
         })
     }

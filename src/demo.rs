@@ -18,9 +18,22 @@ use crate::output::json::to_text;
 
 pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     let binary = std::env::current_exe()?;
+    let surface = options.surface()?;
     let command = tokio::process::Command::new(binary).configure(|command| {
         command.arg("--sandbox").arg("serve");
-        command.env("TOOL_SURFACE", options.surface().name());
+        command.env("TOOL_SURFACE", surface.name());
+        command.env(
+            "META_PARAM_SCHEMA",
+            clap::ValueEnum::to_possible_value(&options.meta_param_schema)
+                .map(|v| v.get_name().to_owned())
+                .unwrap_or_default(),
+        );
+        command.env(
+            "CAPABILITY_SURFACE",
+            clap::ValueEnum::to_possible_value(&options.capability_surface)
+                .map(|v| v.get_name().to_owned())
+                .unwrap_or_default(),
+        );
         command.env_remove("GITLAB_TOKEN");
     });
     let (transport, _stderr) = TokioChildProcess::builder(command)
@@ -40,10 +53,13 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         ))?;
     }
     let tools = client.list_all_tools().await?;
-    let bytes = serde_json::to_vec(&tools)?.len();
+    // Measured as BENCHMARKS.md measures it: the bytes of the JSON-RPC result,
+    // `{"tools":[...]}`, so the figure here is the one in the README.
+    let bytes = serde_json::to_vec(&json!({ "tools": tools }))?.len();
     say!(
-        "tools/list: {} tools, {bytes} bytes: {}",
+        "tools/list: {} tools, {} bytes: {}",
         tools.len(),
+        thousands(bytes),
         tools
             .iter()
             .map(|t| t.name.as_ref())
@@ -65,7 +81,7 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         (
             "Open one merge request (note the resource link)",
             "gitlab_execute_action",
-            json!({"action": "merge_request.get", "params": {"project": "acme/platform/api", "mr_iid": 42}}),
+            json!({"action": "merge_request.get", "params": {"project": "acme/platform/api", "mr_iid": 56}}),
         ),
         (
             "Is the default branch green?",
@@ -104,7 +120,7 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     }
 
     section("Read the merge request as a resource")?;
-    let uri = "gitlab://project/acme%2Fplatform%2Fapi/mr/42";
+    let uri = "gitlab://project/acme%2Fplatform%2Fapi/mr/56";
     say!("→ resources/read {uri}\n")?;
     let resource = client
         .read_resource(ReadResourceRequestParams::new(uri))
@@ -127,6 +143,36 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `2346` as `2,346`, as the README writes figures.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// The text with every run of blank lines made one, and none at the start or the end:
+/// job logs and descriptions carry runs of them, which a reader only scrolls past.
+fn without_blank_runs(text: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let blank = line.trim().is_empty();
+        if blank && out.last().is_none_or(|last| last.trim().is_empty()) {
+            continue;
+        }
+        out.push(line);
+    }
+    while out.last().is_some_and(|last| last.trim().is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
 fn section(title: &str) -> std::io::Result<()> {
     say!("\n━━ {title} ━━")
 }
@@ -137,7 +183,7 @@ fn print_result(result: &CallToolResult) -> std::io::Result<()> {
     }
     for block in &result.content {
         if let Some(text) = block.as_text() {
-            say!("{}", text.text)?;
+            say!("{}", without_blank_runs(&text.text))?;
         } else if let Some(link) = block.as_resource_link() {
             say!("\n[resource_link] {}", link.uri)?;
         }
@@ -146,4 +192,18 @@ fn print_result(result: &CallToolResult) -> std::io::Result<()> {
         say!("\n(structuredContent: {} bytes)", to_text(structured).len())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_and_blank_lines() {
+        assert_eq!(thousands(2346), "2,346");
+        assert_eq!(thousands(71331), "71,331");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(without_blank_runs("\na\n\n\n\nb\n\n"), "a\n\nb");
+    }
 }

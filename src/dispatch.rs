@@ -17,6 +17,7 @@ use crate::gitlab::{BodyStream, ErrorKind, GitlabClient, GitlabError, Request, R
 use crate::handlers;
 use crate::output::{Markdown, budget, json, view};
 use crate::policy::{EmbeddedResources, Hidden, Policy};
+use crate::vocabulary::Vocabulary;
 
 /// What a runner needs to talk to GitLab: the client, and the deadline of this call.
 #[derive(Clone)]
@@ -149,6 +150,7 @@ pub struct Dispatcher {
     /// Set when the catalog is fitted to the instance and token: done once, by the first
     /// caller of `fitted`.
     fitting: Option<Arc<tokio::sync::OnceCell<()>>>,
+    vocabulary: Vocabulary,
 }
 
 impl Dispatcher {
@@ -157,6 +159,7 @@ impl Dispatcher {
             context,
             policy,
             fitting: None,
+            vocabulary: Vocabulary::default(),
         }
     }
 
@@ -191,6 +194,16 @@ impl Dispatcher {
                 }
             })
             .await;
+    }
+
+    /// The same dispatcher, answering in the words of another front end.
+    pub fn speaking(mut self, vocabulary: Vocabulary) -> Self {
+        self.vocabulary = vocabulary;
+        self
+    }
+
+    pub fn vocabulary(&self) -> Vocabulary {
+        self.vocabulary
     }
 
     pub fn policy(&self) -> &Policy {
@@ -236,7 +249,41 @@ impl Dispatcher {
             .filter(|(distance, id)| *distance <= 3 || id.contains(name))
             .collect();
         scored.sort();
-        Lookup::Unknown(scored.into_iter().take(5).map(|(_, id)| id).collect())
+        let mut suggestions: Vec<&'static str> = self.same_meaning(name);
+        for (_, id) in scored {
+            if !suggestions.contains(&id) {
+                suggestions.push(id);
+            }
+        }
+        suggestions.truncate(5);
+        Lookup::Unknown(suggestions)
+    }
+
+    /// Actions a near-miss id most likely means: the same (or a nearly spelled) domain,
+    /// and an action part that is another word for an action's (`issue.show` is
+    /// `issue.get`, `branch.remove` is `branch.delete`) or one or two edits from it.
+    fn same_meaning(&self, name: &str) -> Vec<&'static str> {
+        let Some((domain, wanted)) = name.split_once('.') else {
+            return Vec::new();
+        };
+        let wanted: Vec<&str> = wanted
+            .split('_')
+            .map(|word| crate::text::action_word(word).unwrap_or(word))
+            .collect();
+        let wanted = wanted.join("_");
+        let mut found: Vec<(usize, &'static str)> = self
+            .policy
+            .visible()
+            .filter(|a| {
+                a.domain == domain
+                    || crate::text::edit_distance(domain, a.domain) <= 2
+                    || crate::text::initials(a.domain) == domain
+            })
+            .map(|a| (crate::text::edit_distance(&wanted, a.name), a.id))
+            .filter(|(distance, _)| *distance <= 2)
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, id)| id).collect()
     }
 
     /// Runs an action by any name `lookup` accepts.
@@ -244,7 +291,11 @@ impl Dispatcher {
         self.fitted().await;
         match self.lookup(name) {
             Lookup::Found(action) => self.run(action, args, confirm).await,
-            other => self.finish(Outcome::error(lookup_failure(name, &other))),
+            other => self.finish(Outcome::error(lookup_failure(
+                name,
+                &other,
+                &self.vocabulary,
+            ))),
         }
     }
 
@@ -255,6 +306,7 @@ impl Dispatcher {
             return self.finish(Outcome::error(lookup_failure(
                 action.id,
                 &Lookup::Hidden(action, reason),
+                &self.vocabulary,
             )));
         }
         // `confirm` is a control flag, accepted among the params on every surface.
@@ -268,9 +320,10 @@ impl Dispatcher {
         }
         if self.policy.needs_confirmation(action) && !confirm {
             return self.finish(Outcome::error(format!(
-                "`{}` is destructive ({}) and needs confirmation. Ask the user to approve it, then call again with `confirm: true`.",
+                "`{}` is destructive ({}) and needs confirmation. {}",
                 action.id,
-                action.title.to_lowercase()
+                action.title.to_lowercase(),
+                self.vocabulary.confirm
             )));
         }
 
@@ -364,7 +417,7 @@ impl Dispatcher {
             ));
         };
         let pagination = structured.get("pagination").cloned();
-        let steps = self.next_steps(action, args, pagination.as_ref());
+        let steps = self.next_steps(action, args, pagination.as_ref(), &structured);
         markdown.next_steps(&steps);
         let resource = self.resource(action, args, &structured);
         if !steps.is_empty() {
@@ -381,22 +434,29 @@ impl Dispatcher {
 
     /// The pagination step (when there is a next page), then the action's hints whose
     /// target this instance offers, with `{param}` placeholders filled in.
-    fn next_steps(&self, action: &Action, args: &Args, pagination: Option<&Value>) -> Vec<String> {
+    fn next_steps(
+        &self,
+        action: &Action,
+        args: &Args,
+        pagination: Option<&Value>,
+        result: &Map<String, Value>,
+    ) -> Vec<String> {
         let mut steps = Vec::new();
         if let Some(next) = pagination
             .and_then(|p| p.get("next_page"))
             .and_then(Value::as_i64)
         {
             steps.push(format!(
-                "More results: call `{}` again with `page: {next}`",
-                action.id
+                "More results: call `{}` again with {}",
+                action.id,
+                self.vocabulary.param("page", next)
             ));
         }
         for hint in action.hints {
             let Some(target) = catalog::find(hint.action) else {
                 continue;
             };
-            if !self.policy.allows(target) {
+            if !self.policy.allows(target) || !hint.fits(result) {
                 continue;
             }
             steps.push(format!(
@@ -532,7 +592,7 @@ fn strip_content_only(shape: &ResultShape, value: &mut Value) {
     }
 }
 
-fn lookup_failure(name: &str, lookup: &Lookup) -> String {
+fn lookup_failure(name: &str, lookup: &Lookup, vocabulary: &Vocabulary) -> String {
     match lookup {
         Lookup::Found(_) => String::new(),
         Lookup::Ambiguous(candidates) => format!(
@@ -544,15 +604,17 @@ fn lookup_failure(name: &str, lookup: &Lookup) -> String {
                 .join(", ")
         ),
         Lookup::Unknown(suggestions) if !suggestions.is_empty() => format!(
-            "Unknown action `{name}`. Did you mean {}? Action ids are `domain.action`; search with `gitlab_find_action` to find one.",
+            "Unknown action `{name}`. Did you mean {}? Action ids are `domain.action`; {} to find one.",
             suggestions
                 .iter()
                 .map(|c| format!("`{c}`"))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            vocabulary.search
         ),
         Lookup::Unknown(_) => format!(
-            "Unknown action `{name}`. Action ids are `domain.action` (such as `merge_request.list`); search with `gitlab_find_action` to find one."
+            "Unknown action `{name}`. Action ids are `domain.action` (such as `merge_request.list`); {} to find one.",
+            vocabulary.search
         ),
         Lookup::Hidden(action, Hidden::ReadOnly) => format!(
             "`{}` changes data, and this server runs in read-only mode (GITLAB_READ_ONLY=true). Only read actions are available.",

@@ -79,7 +79,13 @@ pub fn catalog_entry(action: &Action) -> Value {
         "idempotent": action.safety.idempotent,
         "params": params,
         "result": result,
-        "hints": action.hints.iter().map(|h| h.action).collect::<Vec<_>>(),
+        // Two hints may name one action for different states of the result.
+        "hints": action.hints.iter().fold(Vec::new(), |mut targets, hint| {
+            if !targets.contains(&hint.action) {
+                targets.push(hint.action);
+            }
+            targets
+        }),
         "example": action.example_args(),
         "requires": requires(action),
     });

@@ -38,5 +38,6 @@ pub mod spec;
 pub mod surfaces;
 pub mod text;
 pub mod tls;
+pub mod vocabulary;
 pub mod wire;
 pub mod yaml;

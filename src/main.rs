@@ -2,11 +2,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use gitlab_mcp::cli::{Cli, run};
+use gitlab_mcp::cli::run;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = gitlab_mcp::cli::parse();
     init_logging(&cli.options.log);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -41,20 +40,34 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 /// line is scrubbed of the token and URL credentials (`redact::LogWriter`), and rmcp is
 /// held at `info`, because at `debug` it logs whole requests and results.
 fn init_logging(level: &str) {
+    use tracing::level_filters::LevelFilter;
+    use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
-    let level = level
-        .parse::<tracing::Level>()
-        .unwrap_or(tracing::Level::WARN);
-    let filter = tracing_subscriber::filter::Targets::new()
+
+    // `cli::parse` has checked the level against the ones this parses.
+    let level = level.parse::<LevelFilter>().unwrap_or(LevelFilter::WARN);
+    let detailed = level >= LevelFilter::DEBUG;
+    let targets = tracing_subscriber::filter::Targets::new()
         .with_default(level)
-        .with_target("rmcp", level.min(tracing::Level::INFO));
-    tracing_subscriber::fmt()
-        .with_max_level(level)
+        .with_target("rmcp", level.min(LevelFilter::INFO));
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(gitlab_mcp::redact::LogWriter)
         .with_ansi(false)
         .with_target(false)
-        .finish()
-        .with(filter)
-        .init();
+        .with_filter(targets)
+        .with_filter(tracing_subscriber::filter::filter_fn(move |meta| {
+            detailed || !is_error_response(meta)
+        }));
+    tracing_subscriber::registry().with(layer).init();
+}
+
+/// rmcp logs every JSON-RPC error response as a warning, the spec's "method not found" for
+/// a client's ordinary `prompts/list` included. Those answers are the client's business
+/// (GitLab failures are tool results, never JSON-RPC errors), so they show at debug level.
+fn is_error_response(meta: &tracing::Metadata<'_>) -> bool {
+    meta.is_event()
+        && meta.target() == "rmcp::service"
+        && meta.fields().field("error").is_some()
+        && meta.fields().field("id").is_some()
 }

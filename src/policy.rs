@@ -11,26 +11,18 @@ use crate::catalog::{ACTIONS, Action};
 use crate::fit::{Fit, Unfit};
 
 /// How a get result points at its `gitlab://` resource.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum EmbeddedResources {
-    /// A `resource_link` content block (no duplicated JSON). The default.
+    /// A resource link, no duplicated JSON (the default).
     #[default]
+    #[value(alias = "true", alias = "on", alias = "1")]
     Link,
     /// An embedded resource carrying the entity JSON.
+    #[value(alias = "embedded")]
     Embed,
     /// Nothing.
+    #[value(alias = "false", alias = "none", alias = "0")]
     Off,
-}
-
-impl EmbeddedResources {
-    pub fn parse(text: &str) -> Option<Self> {
-        Some(match text.trim().to_ascii_lowercase().as_str() {
-            "link" | "true" | "on" | "1" | "" => Self::Link,
-            "embed" | "embedded" => Self::Embed,
-            "off" | "false" | "none" | "0" => Self::Off,
-            _ => return None,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -86,6 +78,25 @@ impl Policy {
         action.safety.destructive && !self.yolo
     }
 
+    /// Why an exclusion pattern is a mistake: it matches no action in the catalog (with
+    /// the closest ids, for a typo). `None` when it matches one or more.
+    pub fn unmatched_exclusion(pattern: &str) -> Option<String> {
+        if ACTIONS.iter().any(|action| glob_match(pattern, action.id)) {
+            return None;
+        }
+        let mut close: Vec<(usize, &str)> = ACTIONS
+            .iter()
+            .map(|a| (crate::text::edit_distance(pattern, a.id), a.id))
+            .filter(|(distance, _)| *distance <= 3)
+            .collect();
+        close.sort();
+        let hint = match close.first() {
+            Some((_, id)) => format!("; did you mean `{id}`?"),
+            None => "; ids are `domain.action` (`gitlab-mcp catalog` lists them), and `*` and `?` are wildcards".to_owned(),
+        };
+        Some(format!("`{pattern}` matches no action{hint}"))
+    }
+
     /// Parses a comma- or whitespace-separated exclusion list.
     pub fn parse_exclude(text: &str) -> Vec<String> {
         text.split([',', ' ', '\n'])
@@ -134,6 +145,21 @@ mod tests {
         assert!(policy.visible().all(|action| action.safety.read_only));
         assert!(policy.visible().any(|action| action.id == "project.get"));
         assert!(!policy.allows(catalog::find("project.delete").unwrap()));
+    }
+
+    #[test]
+    fn an_exclusion_that_matches_nothing_is_explained() {
+        assert_eq!(Policy::unmatched_exclusion("*.delete"), None);
+        assert_eq!(Policy::unmatched_exclusion("project.delete"), None);
+        assert_eq!(
+            Policy::unmatched_exclusion("project.delet").as_deref(),
+            Some("`project.delet` matches no action; did you mean `project.delete`?")
+        );
+        assert!(
+            Policy::unmatched_exclusion("wiki.*")
+                .unwrap()
+                .contains("gitlab-mcp catalog")
+        );
     }
 
     #[test]

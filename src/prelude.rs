@@ -13,10 +13,11 @@ pub use runtime::*;
 /// generator's fixture (`tests/codegen/golden.rs`) is compiled against this alone.
 pub mod runtime {
     pub use crate::catalog::{
-        Action, ActionParams, ArgReader, CellKind, DomainInfo, Entity, FenceLanguage, Field,
-        FieldType, FieldView, Hint, JsonObject, Location, ObjectParam, ParamEnum, ParamSpec,
-        ParamType, Reference, Requires, ResourcePolicy, ResourceSpec, ResultShape, Role, Safety,
-        Tier, TokenScope, View, plan,
+        Action, ActionParams, ActionVocabulary, ArgReader, CellKind, DomainInfo, DomainVocabulary,
+        Entity, FenceLanguage, Field, FieldType, FieldView, Hint, HintCondition, JsonObject,
+        Location, ObjectParam, ParamEnum, ParamSpec, ParamType, Reference, Requires,
+        ResourcePolicy, ResourceSpec, ResultShape, Role, Safety, Tier, TokenScope, View,
+        Vocabulary, WordList, plan,
     };
     pub use crate::gitlab::{Method, PathOrId, Request, put};
     pub use crate::output::Done;

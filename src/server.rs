@@ -23,6 +23,7 @@ use crate::dispatch::{Dispatcher, Outcome};
 use crate::resources::{self, CapabilitySurface, EntityTemplate, Target};
 use crate::search::Index;
 use crate::surfaces::{Route, Surface, SurfaceKind};
+use crate::vocabulary::Vocabulary;
 
 /// The largest JSON-RPC message accepted on stdio by default: far above any real call
 /// (GitLab's own limit for a comment is 1,000,000 characters), far below what would hurt.
@@ -44,6 +45,12 @@ struct Inner {
 
 impl GitlabServer {
     pub fn new(dispatcher: Dispatcher, surface: Surface, capability: CapabilitySurface) -> Self {
+        // Repair sentences name what this client can call: only the dynamic surface has a
+        // search tool.
+        let dispatcher = dispatcher.speaking(match surface.kind {
+            SurfaceKind::Dynamic => Vocabulary::MCP_DYNAMIC,
+            SurfaceKind::Meta | SurfaceKind::Individual => Vocabulary::MCP_LISTED,
+        });
         Self {
             inner: Arc::new(Inner {
                 dispatcher,
@@ -333,7 +340,11 @@ pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyh
     // fitted catalog wait for it.
     let early = server.clone();
     tokio::spawn(async move { early.fitted().await });
-    let running = server.serve(wire).await?;
+    let running = server.serve(wire).await.map_err(|error| {
+        anyhow::anyhow!(
+            "no MCP session ({error}): gitlab-mcp talks JSON-RPC with an MCP client over stdin and stdout, and the first message must be an `initialize` request. To try it by hand: `gitlab-mcp demo`; every command: `gitlab-mcp --help`."
+        )
+    })?;
     tokio::select! {
         result = running.waiting() => {
             if let Err(error) = result {

@@ -16,6 +16,44 @@ pub fn fill_placeholders(template: &str, mut value: impl FnMut(&str) -> Option<S
     out
 }
 
+/// The word action ids use for an operation, for another word a person may type for it
+/// (`show` → `get`, `remove` → `delete`); `None` for a word that is not one of them.
+pub fn action_word(word: &str) -> Option<&'static str> {
+    const SAME: &[(&str, &[&str])] = &[
+        (
+            "get",
+            &[
+                "show", "view", "display", "read", "fetch", "describe", "info", "details", "open",
+            ],
+        ),
+        (
+            "list",
+            &["ls", "all", "index", "search", "find", "browse", "show_all"],
+        ),
+        ("create", &["new", "add", "make", "post", "open_new"]),
+        (
+            "update",
+            &["edit", "modify", "change", "patch", "set", "put"],
+        ),
+        (
+            "delete",
+            &["remove", "rm", "del", "destroy", "drop", "erase"],
+        ),
+        ("retry", &["rerun", "restart"]),
+        ("cancel", &["stop", "abort", "kill"]),
+    ];
+    SAME.iter()
+        .find(|(_, others)| others.contains(&word))
+        .map(|(canonical, _)| *canonical)
+}
+
+/// The first letter of each `_`-separated word: `merge_request` → `mr`.
+pub fn initials(name: &str) -> String {
+    name.split('_')
+        .filter_map(|word| word.chars().next())
+        .collect()
+}
+
 /// Edit distance between two strings, by characters: insertions, deletions, substitutions
 /// and transpositions of neighbours (`clsoe` is one edit from `close`), each costing one
 /// (the optimal string alignment distance).
@@ -56,6 +94,14 @@ mod tests {
         });
         assert_eq!(filled, "a X b Y ");
         assert_eq!(fill_placeholders("no {end", |_| None), "no {end");
+    }
+
+    #[test]
+    fn other_words_for_operations() {
+        assert_eq!(action_word("show"), Some("get"));
+        assert_eq!(action_word("rm"), Some("delete"));
+        assert_eq!(action_word("get"), None);
+        assert_eq!(initials("merge_request"), "mr");
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod args;
 mod conform;
 mod entity;
 mod template;
+mod vocabulary;
 
 pub use args::{
     ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,
@@ -18,6 +19,7 @@ pub use args::{
 pub use conform::{conform, strip_content_only};
 pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
 pub use template::{fill, fill_uri};
+pub use vocabulary::{ActionVocabulary, DomainVocabulary, Vocabulary, WordList};
 
 use crate::gitlab::Method;
 
@@ -26,7 +28,7 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/actions.rs"));
 }
 
-pub use generated::{ACTIONS, DOMAINS, ENTITIES};
+pub use generated::{ACTIONS, DOMAINS, ENTITIES, VOCABULARY};
 
 /// The arguments of one call, as the client sent them (after alias normalisation).
 pub type Args = serde_json::Map<String, serde_json::Value>;
@@ -66,6 +68,8 @@ pub struct Action {
     pub plan: fn(&'static Action, Args) -> Result<Plan, ParamProblems>,
     /// What an instance and a token need to run it.
     pub requires: Requires,
+    /// How requests ask for it: its operation, objects, verbs and phrases.
+    pub vocabulary: ActionVocabulary,
 }
 
 /// What an instance and a token need to run an action. Instance fitting hides what the
@@ -480,16 +484,59 @@ pub enum ResourcePolicy {
     Always,
 }
 
-/// A next step a result suggests: an action and why.
+/// A next step a result suggests: an action, why, and the result's state it fits (a
+/// successful pipeline has no failed jobs to look at).
 #[derive(Debug, Clone, Copy)]
 pub struct Hint {
     pub action: &'static str,
     pub text: &'static str,
+    /// All must hold for the hint to be offered.
+    pub conditions: &'static [HintCondition],
+}
+
+/// A field of the result, tested against values: `status` is `failed` (or, negated, is not).
+#[derive(Debug, Clone, Copy)]
+pub struct HintCondition {
+    pub field: &'static str,
+    pub values: &'static [&'static str],
+    pub negated: bool,
+}
+
+impl HintCondition {
+    pub const fn new(field: &'static str, values: &'static [&'static str], negated: bool) -> Self {
+        Self {
+            field,
+            values,
+            negated,
+        }
+    }
+
+    fn holds(&self, result: &serde_json::Map<String, serde_json::Value>) -> bool {
+        let value = match result.get(self.field) {
+            Some(serde_json::Value::String(text)) => text.clone(),
+            Some(serde_json::Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        self.values.contains(&value.as_str()) != self.negated
+    }
 }
 
 impl Hint {
     pub const fn new(action: &'static str, text: &'static str) -> Self {
-        Self { action, text }
+        Self {
+            action,
+            text,
+            conditions: &[],
+        }
+    }
+
+    pub const fn when(self, conditions: &'static [HintCondition]) -> Self {
+        Self { conditions, ..self }
+    }
+
+    /// Whether the hint fits this structured result.
+    pub fn fits(&self, result: &serde_json::Map<String, serde_json::Value>) -> bool {
+        self.conditions.iter().all(|c| c.holds(result))
     }
 }
 
@@ -499,6 +546,8 @@ pub struct DomainInfo {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
+    /// How requests name the domain and its parts.
+    pub vocabulary: DomainVocabulary,
 }
 
 /// What kind of content an action returns, which sets its annotation priority.
@@ -535,6 +584,7 @@ impl Action {
         output_schema_json: "{}",
         plan: plan::<NoParams>,
         requires: Requires::ANYONE,
+        vocabulary: ActionVocabulary::of(""),
     };
 
     pub fn content_kind(&self) -> ContentKind {

@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 
 use super::Diagnostic;
-use super::model::{ActionDef, DomainFile, SharedFile};
+use super::model::{ActionDef, DomainFile, DomainVocabularyDef, SharedFile};
 use super::yaml;
 
 /// The parsed manifest: the shared file and every domain file, domains sorted by file name.
@@ -106,6 +106,8 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
         domain: String,
         title: String,
         description: String,
+        #[serde(default)]
+        vocabulary: DomainVocabularyDef,
         actions: IndexMap<String, yaml::Value>,
     }
 
@@ -134,6 +136,7 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
             domain: raw.domain,
             title: raw.title,
             description: raw.description,
+            vocabulary: raw.vocabulary,
             actions,
         })
     } else {

@@ -10,6 +10,7 @@ pub mod ident;
 pub mod load;
 pub mod model;
 pub mod resolve;
+pub mod vocabulary;
 pub mod write;
 #[path = "../yaml.rs"]
 #[allow(unused_imports, reason = "the manifest loader needs only part of it")]

@@ -16,6 +16,57 @@ pub struct SharedFile {
     pub params: IndexMap<String, ParamDef>,
     /// Entity types, referenced by name from fields and action outputs.
     pub types: IndexMap<String, TypeDef>,
+    /// Search words every domain shares: the common operations and general synonyms.
+    #[serde(default)]
+    pub vocabulary: SharedVocabularyDef,
+}
+
+/// `vocabulary:` in `shared.yaml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedVocabularyDef {
+    /// Operation → the words and phrases a request uses to ask for it (`delete: [remove, drop]`).
+    #[serde(default)]
+    pub operations: IndexMap<String, Vec<String>>,
+    /// Catalog word → the words and phrases that also mean it, in any domain.
+    #[serde(default)]
+    pub synonyms: IndexMap<String, Vec<String>>,
+}
+
+/// `vocabulary:` in a domain file: how requests name the domain and its parts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainVocabularyDef {
+    /// Words and phrases that name the domain's things, singular (`merge request`, `mr`).
+    #[serde(default)]
+    pub nouns: Vec<String>,
+    /// Catalog word → the words and phrases a request may use for it (`note: [comment]`).
+    #[serde(default)]
+    pub synonyms: IndexMap<String, Vec<String>>,
+    /// A reference kind (`"!"`, `"#"`, `"@"`, `sha`, `file`) → the noun or object it names.
+    #[serde(default)]
+    pub references: IndexMap<String, String>,
+}
+
+/// `vocabulary:` in an action: how requests ask for it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionVocabularyDef {
+    /// The operation, when it is not the one its method and result imply.
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// Words and phrases that ask for the action's operation (`land` for `merge`).
+    #[serde(default)]
+    pub verbs: Vec<String>,
+    /// Words and phrases that name this action alone (`who am i`).
+    #[serde(default)]
+    pub phrases: Vec<String>,
+    /// The parts of the domain it works on, when not the words of its name.
+    #[serde(default)]
+    pub objects: Option<Vec<String>>,
+    /// It is about the caller's own things (`my merge requests`).
+    #[serde(default)]
+    pub caller: bool,
 }
 
 /// `actions/<domain>.yaml`: one GitLab domain and its actions.
@@ -25,6 +76,8 @@ pub struct DomainFile {
     pub domain: String,
     pub title: String,
     pub description: String,
+    #[serde(default)]
+    pub vocabulary: DomainVocabularyDef,
     pub actions: IndexMap<String, ActionDef>,
 }
 
@@ -59,6 +112,8 @@ pub struct ActionDef {
     /// token with `read_api` (reads) or `api` (writes).
     #[serde(default)]
     pub requires: Option<RequiresDef>,
+    #[serde(default)]
+    pub vocabulary: ActionVocabularyDef,
     pub example: IndexMap<String, serde_json::Value>,
 }
 
@@ -236,6 +291,12 @@ pub enum Role {
 pub struct HintDef {
     pub action: String,
     pub text: String,
+    /// Only when each named field of the result has one of these values.
+    #[serde(default)]
+    pub when: IndexMap<String, Vec<serde_json::Value>>,
+    /// Not when a named field of the result has one of these values.
+    #[serde(default)]
+    pub unless: IndexMap<String, Vec<serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

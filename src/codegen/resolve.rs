@@ -13,15 +13,18 @@ use indexmap::IndexMap;
 use super::Diagnostic;
 use super::load::Manifest;
 use super::model::{
-    ActionDef, FieldDef, FieldKind, FieldViewDef, HttpMethod, ParamDef, ParamLocation,
+    ActionDef, FieldDef, FieldKind, FieldViewDef, HintDef, HttpMethod, ParamDef, ParamLocation,
     ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
 };
+use super::vocabulary::{self, ActionVocabulary, DomainVocabulary, Vocabulary};
 
 pub struct Catalog {
     pub types: Vec<EntityType>,
     /// Enumerated parameter types, one per distinct set of values under a name.
     pub enums: Vec<EnumType>,
     pub domains: Vec<Domain>,
+    /// `shared.yaml`'s search vocabulary.
+    pub vocabulary: Vocabulary,
 }
 
 /// An enumerated parameter type, shared by every parameter with the same name and values.
@@ -37,6 +40,7 @@ pub struct Domain {
     pub name: String,
     pub title: String,
     pub description: String,
+    pub vocabulary: DomainVocabulary,
     pub actions: Vec<Action>,
 }
 
@@ -59,9 +63,10 @@ pub struct Action {
     pub safety: SafetyDef,
     pub resource: Option<(ResourcePolicy, String)>,
     pub not_found: Option<String>,
-    pub hints: Vec<(String, String)>,
+    pub hints: Vec<Hint>,
     pub example: serde_json::Value,
     pub requires: Requires,
+    pub vocabulary: ActionVocabulary,
 }
 
 /// What an instance and a token need to run an action, with defaults filled in.
@@ -139,6 +144,14 @@ impl ParamType {
             _ => false,
         }
     }
+}
+
+/// A next step: its target action, its text, and the result's state it fits.
+pub struct Hint {
+    pub action: String,
+    pub text: String,
+    /// `(field, values, negated)`: the field's value is (or, negated, is not) one of these.
+    pub conditions: Vec<(String, Vec<String>, bool)>,
 }
 
 pub enum Output {
@@ -228,9 +241,11 @@ pub const RESERVED_TYPES: &[&str] = &[
     // src/prelude.rs
     "Action",
     "ActionParams",
+    "ActionVocabulary",
     "ArgReader",
     "CellKind",
     "DomainInfo",
+    "DomainVocabulary",
     "Done",
     "Entity",
     "Field",
@@ -238,6 +253,7 @@ pub const RESERVED_TYPES: &[&str] = &[
     "FieldType",
     "FieldView",
     "Hint",
+    "HintCondition",
     "Location",
     "Method",
     "ParamEnum",
@@ -251,6 +267,8 @@ pub const RESERVED_TYPES: &[&str] = &[
     "ResultShape",
     "Safety",
     "View",
+    "Vocabulary",
+    "WordList",
     "Requires",
     "JsonObject",
     "ObjectParam",
@@ -322,6 +340,10 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
         }
     }
 
+    let shared_vocabulary =
+        vocabulary::shared(&shared_path, &manifest.shared.vocabulary, &mut diagnostics);
+    let operation_words = vocabulary::operation_words(&manifest);
+
     let mut domains: Vec<Domain> = Vec::new();
     for (path, file) in &manifest.domains {
         let stem = path
@@ -357,20 +379,34 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
                 id: format!("{}.{name}", file.domain),
                 diagnostics: &mut diagnostics,
             };
-            if let Some(action) =
-                resolve_action(&mut scope, &file.domain, name, def, shared_params, &types)
-            {
+            if let Some(action) = resolve_action(
+                &mut scope,
+                &file.domain,
+                name,
+                def,
+                shared_params,
+                &types,
+                &operation_words,
+            ) {
                 actions.push(action);
             }
         }
+        let domain_vocabulary = vocabulary::domain(path, file, &mut diagnostics);
+        let action_vocabularies: Vec<(&str, &ActionVocabulary)> = actions
+            .iter()
+            .map(|a: &Action| (a.name.as_str(), &a.vocabulary))
+            .collect();
+        vocabulary::check_domain(path, file, &action_vocabularies, &mut diagnostics);
         domains.push(Domain {
             name: file.domain.clone(),
             title: file.title.clone(),
             description: file.description.trim().to_owned(),
+            vocabulary: domain_vocabulary,
             actions,
         });
     }
 
+    vocabulary::check_shared(&manifest, &mut diagnostics);
     check_catalog_wide(&manifest, &domains, &mut diagnostics);
     let enums = assign_enums(&manifest, &mut domains, &types, &mut diagnostics);
 
@@ -379,6 +415,7 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
             types,
             enums,
             domains,
+            vocabulary: shared_vocabulary,
         })
     } else {
         Err(diagnostics)
@@ -846,6 +883,7 @@ fn resolve_action(
     def: &ActionDef,
     shared_params: &IndexMap<String, ParamDef>,
     types: &[EntityType],
+    operation_words: &BTreeMap<String, BTreeSet<String>>,
 ) -> Option<Action> {
     let errors_before = scope.diagnostics.len();
     if let Err(problem) = check_identifier(name) {
@@ -951,7 +989,12 @@ fn resolve_action(
     let hints = def
         .hints
         .iter()
-        .map(|hint| (hint.action.clone(), normalize_space(&hint.text)))
+        .enumerate()
+        .map(|(index, hint)| Hint {
+            action: hint.action.clone(),
+            text: normalize_space(&hint.text),
+            conditions: hint_conditions(scope, index, hint, &output, types),
+        })
         .collect();
 
     let example = serde_json::Value::Object(
@@ -1016,6 +1059,10 @@ fn resolve_action(
         );
     }
 
+    let vocabulary = vocabulary::action(name, def, operation_words, |key, message| {
+        scope.error(key, message)
+    });
+
     (scope.diagnostics.len() == errors_before).then(|| Action {
         id: scope.id.clone(),
         domain: domain.to_owned(),
@@ -1038,6 +1085,7 @@ fn resolve_action(
         hints,
         example,
         requires,
+        vocabulary,
     })
 }
 
@@ -1368,6 +1416,57 @@ fn resolve_items(
         scope.error(&format!("{parent}.items"), "declares no valid field");
     }
     fields
+}
+
+/// A hint's `when` and `unless`: each names a field of the single entity the action
+/// returns (one that the structured result carries) and the scalar values it tests for.
+fn hint_conditions(
+    scope: &mut Scope<'_>,
+    index: usize,
+    hint: &HintDef,
+    output: &Output,
+    types: &[EntityType],
+) -> Vec<(String, Vec<String>, bool)> {
+    let mut conditions = Vec::new();
+    for (key, map, negated) in [("when", &hint.when, false), ("unless", &hint.unless, true)] {
+        let key = format!("hints.{index}.{key}");
+        if map.is_empty() {
+            continue;
+        }
+        let Output::Single { ty } = output else {
+            scope.error(&key, "only a single-entity result has fields to test");
+            continue;
+        };
+        let entity = types.iter().find(|t| &t.name == ty);
+        for (field, values) in map {
+            match entity.and_then(|e| e.fields.iter().find(|f| &f.name == field)) {
+                None => scope.error(&key, format!("`{field}` is not a field of `{ty}`")),
+                Some(f) if f.content_only => scope.error(
+                    &key,
+                    format!("`{field}` is content-only: the structured result does not carry it"),
+                ),
+                Some(_) => {}
+            }
+            if values.is_empty() {
+                scope.error(&key, format!("`{field}` lists no values"));
+            }
+            let values = values
+                .iter()
+                .filter_map(|value| match value {
+                    serde_json::Value::String(text) => Some(text.clone()),
+                    serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                        Some(value.to_string())
+                    }
+                    _ => {
+                        scope.error(&key, format!("`{field}`: values must be scalars"));
+                        None
+                    }
+                })
+                .collect();
+            conditions.push((field.clone(), values, negated));
+        }
+    }
+    conditions
 }
 
 fn resolve_output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) -> Output {
@@ -1721,7 +1820,8 @@ fn check_catalog_wide(manifest: &Manifest, domains: &[Domain], diagnostics: &mut
         .collect();
     for domain in domains {
         for action in &domain.actions {
-            for (target, _) in &action.hints {
+            for hint in &action.hints {
+                let target = &hint.action;
                 if !ids.contains(target) {
                     diagnostics.push(Diagnostic::action(
                         &file_of(&domain.name),

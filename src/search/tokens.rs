@@ -10,13 +10,14 @@
 //! Names in the request (`acme/api`, `src/main.rs`, `!42`, `#17`, `9f1c2e7a`, `@bob`, 42) are
 //! references, not words: they say that one thing is meant, not which action.
 
+use super::lexicon::{Lexicon, Meaning};
 use super::words;
 
 /// A specific thing the request names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reference {
     /// `!42`
-    MergeRequest,
+    Bang,
     /// `#17`
     Hash,
     /// A bare number.
@@ -31,6 +32,20 @@ pub enum Reference {
     Name,
 }
 
+impl Reference {
+    /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `@`, `sha`, `file`).
+    pub fn kind(self) -> Option<&'static str> {
+        match self {
+            Self::Bang => Some("!"),
+            Self::Hash => Some("#"),
+            Self::Mention => Some("@"),
+            Self::Sha => Some("sha"),
+            Self::File => Some("file"),
+            Self::Number | Self::Name => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     Head,
@@ -41,10 +56,16 @@ pub enum Role {
 
 #[derive(Debug, Clone)]
 pub struct Token {
-    /// Lower case, after phrase rewriting; a reference's own text.
+    /// Lower case; a phrase's words joined by a space; a reference's own text.
     pub word: String,
     pub reference: Option<Reference>,
     pub role: Role,
+    /// What the lexicon says the word or phrase means.
+    pub meaning: Meaning,
+    /// The word names a thing in the plural (`issues`, `mrs`).
+    pub plural: bool,
+    /// The word was read from a misspelling.
+    pub typo: bool,
 }
 
 /// Words after which the next words name a container.
@@ -78,12 +99,76 @@ const EXTENSIONS: &[&str] = &[
     "bin", "csv", "proto", "gradle", "swift", "vue",
 ];
 
-/// The request's pieces as typed (lower case, phrases rewritten), split on white space.
+/// Whether a word shapes the request's grammar (a preposition, a negation, a word that
+/// introduces a value): it is never a misspelling.
+pub fn is_grammar(word: &str) -> bool {
+    PREPOSITIONS.contains(&word) || NEGATIONS.contains(&word) || VALUE_INTRODUCERS.contains(&word)
+}
+
+/// The request's pieces as typed (lower case), split on white space.
 pub fn pieces(text: &str) -> Vec<String> {
-    words::rewrite_phrases(&text.to_lowercase())
+    text.to_lowercase()
         .split_whitespace()
         .map(str::to_owned)
         .collect()
+}
+
+/// One word of a request, or one reference, before phrases are grouped.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub word: String,
+    pub reference: Option<Reference>,
+    /// The last unit of a clause (its piece ended with `,`, `;`, `.`, ...).
+    pub ends_clause: bool,
+    pub typo: bool,
+    /// Written with `'s`: a name that owns something (`bob's`), never a misspelling.
+    pub possessive: bool,
+}
+
+/// The units of the pieces: each reference whole, every other piece split into words (a
+/// path-like piece that is one phrase of the vocabulary, such as `ci/cd`, is words).
+pub fn units(pieces: &[String], lexicon: &Lexicon) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for piece in pieces {
+        let ends_clause = piece.ends_with([',', ';', '.', '?', '!', ':']);
+        let trimmed = piece
+            .trim_matches(|c: char| {
+                matches!(
+                    c,
+                    ',' | ';' | ':' | '?' | '"' | '\'' | '(' | ')' | '`' | '[' | ']'
+                )
+            })
+            .trim_end_matches('.')
+            .trim_start_matches('-');
+        let words = words::units(trimmed);
+        let possessive = words.len() == 1 && trimmed.ends_with("'s");
+        let reference =
+            reference(trimmed).filter(|r| *r != Reference::Name || !lexicon.is_phrase(&words));
+        let start = units.len();
+        match reference {
+            Some(reference) => units.push(Unit {
+                word: trimmed.to_owned(),
+                reference: Some(reference),
+                ends_clause: false,
+                typo: false,
+                possessive: false,
+            }),
+            None => units.extend(words.into_iter().map(|word| Unit {
+                word,
+                reference: None,
+                ends_clause: false,
+                typo: false,
+                possessive,
+            })),
+        }
+        if ends_clause
+            && units.len() > start
+            && let Some(last) = units.last_mut()
+        {
+            last.ends_clause = true;
+        }
+    }
+    units
 }
 
 /// Where the reader is in a clause.
@@ -116,57 +201,98 @@ impl State {
     }
 }
 
-/// Tokens of the pieces of a request (or of one clause of it).
-pub fn read(pieces: &[String], is_verb: impl Fn(&str) -> bool) -> Vec<Token> {
+/// Tokens of the units of a request (or of one clause of it): phrases grouped (leftmost,
+/// longest first, never across a reference or a clause's end), each word read in the
+/// lexicon, and a role given to each. A word that names a thing asks for an operation
+/// only as the first word of the request's head ("comment on !42", but "the comments").
+pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut state = State::default();
-    for piece in pieces {
-        let ends_clause = piece.ends_with([',', ';', '.', '?', '!', ':']);
-        let trimmed = piece
-            .trim_matches(|c: char| {
-                matches!(
-                    c,
-                    ',' | ';' | ':' | '?' | '"' | '\'' | '(' | ')' | '`' | '[' | ']'
-                )
-            })
-            .trim_end_matches('.')
-            .trim_start_matches('-');
-        if let Some(reference) = reference(trimmed) {
+    let mut first_head = true;
+    let mut at = 0;
+    while at < units.len() {
+        let unit = &units[at];
+        if let Some(reference) = unit.reference {
             let role = state.role(false);
             tokens.push(Token {
-                word: trimmed.to_owned(),
+                word: unit.word.clone(),
                 reference: Some(reference),
                 role,
+                meaning: Meaning::default(),
+                plural: false,
+                typo: false,
             });
-        } else {
-            for word in trimmed
-                .split(|c: char| !c.is_alphanumeric() && c != '+' && c != '\'')
-                .filter(|w| !w.is_empty())
-            {
-                let word = word.strip_suffix("'s").unwrap_or(word).trim_matches('\'');
-                if PREPOSITIONS.contains(&word) {
-                    state.context_left = CONTEXT_WORDS;
-                    continue;
+            if unit.ends_clause {
+                state = State::default();
+            }
+            at += 1;
+            continue;
+        }
+        // The words up to the next reference or clause end, for phrases.
+        let run_end = units[at..]
+            .iter()
+            .position(|u| u.reference.is_some() || u.ends_clause)
+            .map_or(units.len(), |p| {
+                if units[at + p].reference.is_some() {
+                    at + p
+                } else {
+                    at + p + 1
                 }
-                if NEGATIONS.contains(&word) {
-                    state.negated = true;
-                    continue;
-                }
-                if word.chars().count() < 2 || words::is_stop_word(word) {
-                    continue;
-                }
-                let role = state.role(is_verb(word));
-                tokens.push(Token {
-                    word: word.to_owned(),
-                    reference: None,
-                    role,
-                });
-                if VALUE_INTRODUCERS.contains(&word) {
-                    state.value_next = true;
-                }
+            });
+        let run: Vec<String> = units[at..run_end].iter().map(|u| u.word.clone()).collect();
+        if let Some((length, meaning)) = lexicon.phrase_at(&run, 0) {
+            let last = at + length - 1;
+            let verb = !meaning.operations.is_empty();
+            // `ci runs`, `pull requests`: a phrase is plural by its last word.
+            let end = &run[length - 1];
+            let plural = meaning.names_thing() && end.ends_with('s') && words::stem(end) != *end;
+            let role = state.role(verb);
+            if role == Role::Head {
+                first_head = false;
+            }
+            tokens.push(Token {
+                word: run[..length].join(" "),
+                reference: None,
+                role,
+                meaning,
+                plural,
+                typo: units[at..=last].iter().any(|u| u.typo),
+            });
+            if units[last].ends_clause {
+                state = State::default();
+            }
+            at = last + 1;
+            continue;
+        }
+        let word = unit.word.as_str();
+        at += 1;
+        if PREPOSITIONS.contains(&word) {
+            state.context_left = CONTEXT_WORDS;
+        } else if NEGATIONS.contains(&word) {
+            state.negated = true;
+        } else if word.chars().count() >= 2 && !words::is_stop_word(word) {
+            let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
+            let plural = plural && meaning.names_thing();
+            if meaning.names_thing() && (plural || !first_head) {
+                meaning.operations.clear();
+            }
+            let role = state.role(!meaning.operations.is_empty());
+            if role == Role::Head {
+                first_head = false;
+            }
+            tokens.push(Token {
+                word: word.to_owned(),
+                reference: None,
+                role,
+                meaning,
+                plural,
+                typo: unit.typo,
+            });
+            if VALUE_INTRODUCERS.contains(&word) {
+                state.value_next = true;
             }
         }
-        if ends_clause {
+        if unit.ends_clause {
             state = State::default();
         }
     }
@@ -187,7 +313,7 @@ fn reference(word: &str) -> Option<Reference> {
     }
     if let Some(number) = word.strip_prefix('!') {
         return (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
-            .then_some(Reference::MergeRequest);
+            .then_some(Reference::Bang);
     }
     if let Some(number) = word.strip_prefix('#') {
         return (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
@@ -234,7 +360,8 @@ mod tests {
     use super::*;
 
     fn roles(text: &str) -> Vec<(String, Role)> {
-        read(&pieces(text), |w| w == "list")
+        let lexicon = Lexicon::new(&[], &[], &[]);
+        read(&units(&pieces(text), &lexicon), &lexicon)
             .into_iter()
             .map(|t| (t.word, t.role))
             .collect()
@@ -243,21 +370,21 @@ mod tests {
     #[test]
     fn containers_values_and_negations() {
         assert_eq!(
-            roles("list mrs labeled bug in this project, not issues"),
+            roles("show widgets labeled red in this box, not gadgets"),
             vec![
-                ("list".into(), Role::Head),
-                ("mrs".into(), Role::Head),
+                ("show".into(), Role::Head),
+                ("widgets".into(), Role::Head),
                 ("labeled".into(), Role::Head),
-                ("bug".into(), Role::Value),
-                ("project".into(), Role::Context),
-                ("issues".into(), Role::Negated),
+                ("red".into(), Role::Value),
+                ("box".into(), Role::Context),
+                ("gadgets".into(), Role::Negated),
             ]
         );
     }
 
     #[test]
     fn references() {
-        assert_eq!(reference("!42"), Some(Reference::MergeRequest));
+        assert_eq!(reference("!42"), Some(Reference::Bang));
         assert_eq!(reference("abc123"), Some(Reference::Sha));
         assert_eq!(reference("src/main.rs"), Some(Reference::File));
         assert_eq!(reference(".gitlab-ci.yml"), Some(Reference::File));

@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "../readme_figures.rs"]
+mod readme_figures;
+
 const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
 const STARTUP_RUNS: usize = 30;
 const CALL_RUNS: usize = 200;
@@ -106,20 +109,30 @@ fn main() {
 
     print!("{}", report.text);
     if write {
-        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`) and `.ci/bench-build` write the side-by-side and release-build sections it appends.\n";
+        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`), `.ci/bench-build` and `.ci/bench-quickstart` write the side-by-side, release-build and quick-start sections it appends.\n";
         let extra = |name: &str| {
             std::fs::read_to_string(format!("{}/target/{name}", env!("CARGO_MANIFEST_DIR")))
                 .unwrap_or_default()
         };
         let text = format!(
-            "{header}{}{}{}",
+            "{header}{}{}{}{}",
             report.text,
             extra("side-by-side.md"),
-            extra("bench-build.md")
+            extra("bench-build.md"),
+            extra("bench-quickstart.md")
         );
-        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/BENCHMARKS.md"), text)
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/BENCHMARKS.md"), &text)
             .expect("BENCHMARKS.md is writable");
         eprintln!("wrote BENCHMARKS.md");
+        let readme_path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        let readme = std::fs::read_to_string(readme_path).expect("README.md is readable");
+        match readme_figures::blocks(&text).and_then(|b| readme_figures::rewrite(&readme, &b)) {
+            Ok(readme) => {
+                std::fs::write(readme_path, readme).expect("README.md is writable");
+                eprintln!("rewrote the figures in README.md");
+            }
+            Err(problem) => eprintln!("README.md figures not rewritten: {problem}"),
+        }
     }
 }
 

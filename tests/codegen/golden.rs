@@ -119,6 +119,36 @@ pub mod types {
         ],
         gitlab_schema: None,
     };
+
+    /// A saved link, in the domain that only the fixture has.
+    #[derive(Debug, Clone, ::serde::Deserialize, ::serde::Serialize)]
+    pub struct Bookmark {
+        pub id: i64,
+        pub title: String,
+        pub url: Option<String>,
+        pub pinned: Option<bool>,
+    }
+
+    /// How `Bookmark` is read from GitLab and shown.
+    pub static BOOKMARK: Entity = Entity {
+        name: "Bookmark",
+        kind: "Bookmark",
+        reference: Some(Reference::new("id", "#")),
+        heading: Some("title"),
+        link: Some("url"),
+        fields: &[
+            Field::new("id", FieldType::Integer).required(),
+            Field::new("title", FieldType::String).required(),
+            Field::new("url", FieldType::String),
+            Field::new("pinned", FieldType::Boolean),
+        ],
+        card: &[FieldView::new("pinned", "Pinned", CellKind::Bool)],
+        table: &[
+            FieldView::new("id", "Bookmark", CellKind::Reference),
+            FieldView::new("title", "Title", CellKind::Text),
+        ],
+        gitlab_schema: None,
+    };
 }
 
 /// The values of enumerated parameters: one enum per name and set of values, shared by
@@ -209,6 +239,32 @@ pub mod enums {
 pub mod params {
     use crate::prelude::*;
 
+    pub const PAGE: ParamSpec = ParamSpec::new(
+            "page",
+            ParamType::Integer,
+            Location::Query,
+        )
+        .describe("Page number, from 1.")
+        .minimum(1);
+
+    pub const PER_PAGE: ParamSpec = ParamSpec::new(
+            "per_page",
+            ParamType::Integer,
+            Location::Query,
+        )
+        .describe("Items per page (1-100).")
+        .default("20")
+        .minimum(1)
+        .maximum(100);
+
+    pub const BOOKMARK_ID: ParamSpec = ParamSpec::new(
+            "bookmark_id",
+            ParamType::Integer,
+            Location::Path,
+        )
+        .describe("The bookmark's id.")
+        .required();
+
     pub const PROJECT_ID: ParamSpec = ParamSpec::new(
             "project_id",
             ParamType::PathOrId,
@@ -225,6 +281,173 @@ pub mod params {
         )
         .describe("The thing's number.")
         .required();
+}
+
+/// `bookmark`: Bookmarks
+pub mod bookmark {
+    /// `bookmark.list`: List bookmarks.
+    pub mod list {
+        use crate::prelude::*;
+
+        /// Parameters of `bookmark.list`.
+        #[derive(Debug)]
+        pub struct Params {
+            /// Text in the title or the link.
+            pub search: Option<String>,
+            /// Page number, from 1.
+            pub page: Option<i64>,
+            /// Items per page (1-100).
+            pub per_page: i64,
+        }
+
+        impl ActionParams for Params {
+            fn check(args: &mut ArgReader) -> Self {
+                Self {
+                    search: args.optional("search"),
+                    page: args.optional("page"),
+                    per_page: args.or_default("per_page", 20),
+                }
+            }
+
+            /// Builds `GET /bookmarks`.
+            fn request(&self) -> Request {
+                Request::new(Method::Get)
+                    .at("/bookmarks", &[])
+                    .query("search", &self.search)
+                    .query("page", &self.page)
+                    .query("per_page", &self.per_page)
+            }
+        }
+    }
+
+    /// `bookmark.get`: Get a bookmark.
+    pub mod get {
+        use crate::prelude::*;
+
+        /// Parameters of `bookmark.get`.
+        #[derive(Debug)]
+        pub struct Params {
+            /// The bookmark's id.
+            pub bookmark_id: i64,
+        }
+
+        impl ActionParams for Params {
+            fn check(args: &mut ArgReader) -> Self {
+                Self {
+                    bookmark_id: args.required("bookmark_id"),
+                }
+            }
+
+            /// Builds `GET /bookmarks/{bookmark_id}`.
+            fn request(&self) -> Request {
+                Request::new(Method::Get)
+                    .at("/bookmarks/{bookmark_id}", &[&self.bookmark_id])
+            }
+        }
+    }
+
+    /// `bookmark.create`: Save a bookmark.
+    pub mod create {
+        use crate::prelude::*;
+
+        /// Parameters of `bookmark.create`.
+        #[derive(Debug)]
+        pub struct Params {
+            /// The link.
+            pub url: String,
+            /// A title; the page's own by default.
+            pub title: Option<String>,
+        }
+
+        impl ActionParams for Params {
+            fn check(args: &mut ArgReader) -> Self {
+                Self {
+                    url: args.required("url"),
+                    title: args.optional("title"),
+                }
+            }
+
+            /// Builds `POST /bookmarks`.
+            fn request(&self) -> Request {
+                Request::new(Method::Post)
+                    .at("/bookmarks", &[])
+                    .body("url", &self.url)
+                    .body("title", &self.title)
+            }
+        }
+    }
+
+    /// `bookmark.pin`: Pin a bookmark.
+    pub mod pin {
+        use crate::prelude::*;
+
+        /// Parameters of `bookmark.pin`.
+        #[derive(Debug)]
+        pub struct Params {
+            /// The bookmark's id.
+            pub bookmark_id: i64,
+        }
+
+        impl ActionParams for Params {
+            fn check(args: &mut ArgReader) -> Self {
+                Self {
+                    bookmark_id: args.required("bookmark_id"),
+                }
+            }
+
+            /// Builds `POST /bookmarks/{bookmark_id}/pin`.
+            fn request(&self) -> Request {
+                Request::new(Method::Post)
+                    .at("/bookmarks/{bookmark_id}/pin", &[&self.bookmark_id])
+            }
+        }
+    }
+
+    /// `bookmark.shelf_list`: List bookmark shelves.
+    pub mod shelf_list {
+        use crate::prelude::*;
+
+        /// Parameters of `bookmark.shelf_list`.
+        #[derive(Debug)]
+        pub struct Params {}
+
+        impl ActionParams for Params {
+            fn check(_args: &mut ArgReader) -> Self {
+                Self {}
+            }
+
+            /// Builds `GET /bookmarks/shelves`.
+            fn request(&self) -> Request {
+                Request::new(Method::Get).at("/bookmarks/shelves", &[])
+            }
+        }
+    }
+
+    /// `bookmark.delete`: Delete a bookmark.
+    pub mod delete {
+        use crate::prelude::*;
+
+        /// Parameters of `bookmark.delete`.
+        #[derive(Debug)]
+        pub struct Params {
+            /// The bookmark's id.
+            pub bookmark_id: i64,
+        }
+
+        impl ActionParams for Params {
+            fn check(args: &mut ArgReader) -> Self {
+                Self {
+                    bookmark_id: args.required("bookmark_id"),
+                }
+            }
+
+            /// Builds `DELETE /bookmarks/{bookmark_id}`.
+            fn request(&self) -> Request {
+                Request::new(Method::Delete)
+                    .at("/bookmarks/{bookmark_id}", &[&self.bookmark_id])
+            }
+        }
+    }
 }
 
 /// `thing`: Things
@@ -574,6 +797,143 @@ pub mod widget {
 /// Every action in the catalog, in manifest order (domains by file name).
 pub static ACTIONS: &[Action] = &[
     Action {
+        id: "bookmark.list",
+        domain: "bookmark",
+        name: "list",
+        title: "List bookmarks",
+        description: "List the caller's saved links, pinned first.",
+        tags: &[],
+        method: Method::Get,
+        path: "/bookmarks",
+        params: &[
+            ParamSpec::new("search", ParamType::String, Location::Query)
+                .describe("Text in the title or the link."),
+            params::PAGE,
+            params::PER_PAGE,
+        ],
+        result: ResultShape::paginated(&BOOKMARK, "bookmarks"),
+        view: View::table("Bookmarks", BOOKMARK.table),
+        safety: Safety::READ_ONLY,
+        hints: &[],
+        example: "{}",
+        input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"page\":{\"description\":\"Page number, from 1.\",\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":20,\"description\":\"Items per page (1-100).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"search\":{\"description\":\"Text in the title or the link.\",\"type\":\"string\"}},\"type\":\"object\"}",
+        output_schema_json: "{\"$defs\":{\"Bookmark\":{\"properties\":{\"id\":{\"type\":\"integer\"},\"pinned\":{\"type\":\"boolean\"},\"title\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\"],\"type\":\"object\"},\"Pagination\":{\"required\":[\"page\",\"per_page\",\"has_more\"],\"type\":\"object\"}},\"properties\":{\"bookmarks\":{\"items\":{\"$ref\":\"#/$defs/Bookmark\"},\"type\":\"array\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"pagination\":{\"$ref\":\"#/$defs/Pagination\"}},\"required\":[\"bookmarks\",\"pagination\"],\"type\":\"object\"}",
+        plan: plan::<bookmark::list::Params>,
+        vocabulary: ActionVocabulary::of("list"),
+        ..Action::DEFAULTS
+    },
+    Action {
+        id: "bookmark.get",
+        domain: "bookmark",
+        name: "get",
+        title: "Get a bookmark",
+        description: "Read one saved link.",
+        tags: &[],
+        method: Method::Get,
+        path: "/bookmarks/{bookmark_id}",
+        params: &[params::BOOKMARK_ID],
+        result: ResultShape::single(&BOOKMARK),
+        view: View::card(BOOKMARK.card),
+        safety: Safety::READ_ONLY,
+        hints: &[],
+        example: "{\"bookmark_id\":4}",
+        input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"bookmark_id\":{\"description\":\"The bookmark's id.\",\"type\":\"integer\"}},\"required\":[\"bookmark_id\"],\"type\":\"object\"}",
+        output_schema_json: "{\"properties\":{\"id\":{\"type\":\"integer\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"pinned\":{\"type\":\"boolean\"},\"title\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\"],\"type\":\"object\"}",
+        plan: plan::<bookmark::get::Params>,
+        vocabulary: ActionVocabulary::of("get"),
+        ..Action::DEFAULTS
+    },
+    Action {
+        id: "bookmark.create",
+        domain: "bookmark",
+        name: "create",
+        title: "Save a bookmark",
+        description: "Save a link under a title.",
+        tags: &[],
+        method: Method::Post,
+        path: "/bookmarks",
+        params: &[
+            ParamSpec::new("url", ParamType::String, Location::Body)
+                .describe("The link.")
+                .required(),
+            ParamSpec::new("title", ParamType::String, Location::Body)
+                .describe("A title; the page's own by default."),
+        ],
+        result: ResultShape::single(&BOOKMARK),
+        view: View::card(BOOKMARK.card),
+        safety: Safety::WRITE,
+        hints: &[],
+        example: "{\"url\":\"https://example.com\"}",
+        input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"title\":{\"description\":\"A title; the page's own by default.\",\"type\":\"string\"},\"url\":{\"description\":\"The link.\",\"type\":\"string\"}},\"required\":[\"url\"],\"type\":\"object\"}",
+        output_schema_json: "{\"properties\":{\"id\":{\"type\":\"integer\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"pinned\":{\"type\":\"boolean\"},\"title\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\"],\"type\":\"object\"}",
+        plan: plan::<bookmark::create::Params>,
+        vocabulary: ActionVocabulary::of("create"),
+        ..Action::DEFAULTS
+    },
+    Action {
+        id: "bookmark.pin",
+        domain: "bookmark",
+        name: "pin",
+        title: "Pin a bookmark",
+        description: "Keep a saved link at the top of the list.",
+        tags: &[],
+        method: Method::Post,
+        path: "/bookmarks/{bookmark_id}/pin",
+        params: &[params::BOOKMARK_ID],
+        result: ResultShape::single(&BOOKMARK),
+        view: View::card(BOOKMARK.card),
+        safety: Safety::IDEMPOTENT_WRITE,
+        hints: &[],
+        example: "{\"bookmark_id\":4}",
+        input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"bookmark_id\":{\"description\":\"The bookmark's id.\",\"type\":\"integer\"}},\"required\":[\"bookmark_id\"],\"type\":\"object\"}",
+        output_schema_json: "{\"properties\":{\"id\":{\"type\":\"integer\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"pinned\":{\"type\":\"boolean\"},\"title\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\"],\"type\":\"object\"}",
+        plan: plan::<bookmark::pin::Params>,
+        vocabulary: ActionVocabulary::of("pin").verbs(&["pin", "stick", "keep on top"]),
+        ..Action::DEFAULTS
+    },
+    Action {
+        id: "bookmark.shelf_list",
+        domain: "bookmark",
+        name: "shelf_list",
+        title: "List bookmark shelves",
+        description: "List the shelves bookmarks are kept on, with how many each holds.",
+        tags: &[],
+        method: Method::Get,
+        path: "/bookmarks/shelves",
+        params: &[],
+        result: ResultShape::list(&SHARE, "shelves"),
+        view: View::table("Shelves", SHARE.table),
+        safety: Safety::READ_ONLY,
+        hints: &[],
+        example: "{}",
+        input_schema_json: "{\"additionalProperties\":false,\"type\":\"object\"}",
+        output_schema_json: "{\"$defs\":{\"Share\":{\"properties\":{\"key\":{\"type\":\"string\"},\"percent\":{\"type\":\"number\"}},\"required\":[\"key\",\"percent\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"shelves\":{\"items\":{\"$ref\":\"#/$defs/Share\"},\"type\":\"array\"}},\"required\":[\"shelves\"],\"type\":\"object\"}",
+        plan: plan::<bookmark::shelf_list::Params>,
+        vocabulary: ActionVocabulary::of("list").objects(&["shelf"]),
+        ..Action::DEFAULTS
+    },
+    Action {
+        id: "bookmark.delete",
+        domain: "bookmark",
+        name: "delete",
+        title: "Delete a bookmark",
+        description: "Remove a saved link for good.",
+        tags: &[],
+        method: Method::Delete,
+        path: "/bookmarks/{bookmark_id}",
+        params: &[params::BOOKMARK_ID],
+        result: ResultShape::message("Bookmark {bookmark_id} deleted."),
+        view: View::message("Done"),
+        safety: Safety::DESTRUCTIVE,
+        hints: &[],
+        example: "{\"bookmark_id\":4}",
+        input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"bookmark_id\":{\"description\":\"The bookmark's id.\",\"type\":\"integer\"}},\"required\":[\"bookmark_id\"],\"type\":\"object\"}",
+        output_schema_json: "{\"properties\":{\"message\":{\"type\":\"string\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"message\"],\"type\":\"object\"}",
+        plan: plan::<bookmark::delete::Params>,
+        vocabulary: ActionVocabulary::of("delete"),
+        ..Action::DEFAULTS
+    },
+    Action {
         id: "thing.list",
         domain: "thing",
         name: "list",
@@ -603,14 +963,8 @@ pub static ACTIONS: &[Action] = &[
                 .describe("A number."),
             ParamSpec::new("confidential", ParamType::Boolean, Location::Query)
                 .describe("A flag."),
-            ParamSpec::new("page", ParamType::Integer, Location::Query)
-                .describe("Page number, from 1.")
-                .minimum(1),
-            ParamSpec::new("per_page", ParamType::Integer, Location::Query)
-                .describe("Items per page (1-100).")
-                .default("20")
-                .minimum(1)
-                .maximum(100),
+            params::PAGE,
+            params::PER_PAGE,
         ],
         result: ResultShape::paginated(&THING, "things"),
         view: View::table("Things in {project_id}", THING.table),
@@ -620,6 +974,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"confidential\":{\"description\":\"A flag.\",\"type\":\"boolean\"},\"iids\":{\"description\":\"Only these things.\",\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"labels\":{\"description\":\"Only things with these labels.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"page\":{\"description\":\"Page number, from 1.\",\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":20,\"description\":\"Items per page (1-100).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"ref\":{\"description\":\"A branch; `ref` is a keyword.\",\"type\":\"string\"},\"state\":{\"default\":\"opened\",\"description\":\"Which things by state.\",\"enum\":[\"opened\",\"closed\"],\"type\":\"string\"},\"type\":{\"description\":\"A keyword as a parameter, with values that are not Rust names.\",\"enum\":[\"2fa\",\"self\",\"a-b\",\"created_by_me\"],\"type\":\"string\"},\"weight\":{\"description\":\"A number.\",\"type\":\"number\"}},\"required\":[\"project_id\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Pagination\":{\"required\":[\"page\",\"per_page\",\"has_more\"],\"type\":\"object\"},\"Thing\":{\"properties\":{\"async\":{\"type\":\"number\"},\"iid\":{\"type\":\"integer\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"loop\":{\"type\":\"string\"},\"match\":{\"type\":\"boolean\"},\"owner\":{\"type\":\"object\"},\"ref\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"watchers\":{\"items\":{\"type\":\"object\"},\"type\":\"array\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"iid\",\"title\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"pagination\":{\"$ref\":\"#/$defs/Pagination\"},\"things\":{\"items\":{\"$ref\":\"#/$defs/Thing\"},\"type\":\"array\"}},\"required\":[\"things\",\"pagination\"],\"type\":\"object\"}",
         plan: plan::<thing::list::Params>,
+        vocabulary: ActionVocabulary::of("list"),
         ..Action::DEFAULTS
     },
     Action {
@@ -647,6 +1002,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Person\":{\"required\":[\"id\",\"username\"],\"type\":\"object\"}},\"properties\":{\"async\":{\"type\":\"number\"},\"iid\":{\"type\":\"integer\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"loop\":{\"type\":\"string\"},\"match\":{\"type\":\"boolean\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"$ref\":\"#/$defs/Person\"},\"ref\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"watchers\":{\"items\":{\"$ref\":\"#/$defs/Person\"},\"type\":\"array\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"iid\",\"title\"],\"type\":\"object\"}",
         plan: plan::<thing::get::Params>,
+        vocabulary: ActionVocabulary::of("get"),
         resource: Some(
             ResourceSpec::new(
                 ResourcePolicy::Optional,
@@ -689,6 +1045,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"match_all\":{\"description\":\"Sent as `match`.\",\"type\":\"boolean\"},\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"state\":{\"description\":\"The same name as `thing.list`'s `state`, other values.\",\"enum\":[\"close\",\"reopen\"],\"type\":\"string\"},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"},\"title\":{\"description\":\"The new title.\",\"type\":\"string\"}},\"required\":[\"project_id\",\"thing_iid\",\"title\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Person\":{\"required\":[\"id\",\"username\"],\"type\":\"object\"}},\"properties\":{\"async\":{\"type\":\"number\"},\"iid\":{\"type\":\"integer\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"loop\":{\"type\":\"string\"},\"match\":{\"type\":\"boolean\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"$ref\":\"#/$defs/Person\"},\"ref\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"watchers\":{\"items\":{\"$ref\":\"#/$defs/Person\"},\"type\":\"array\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"iid\",\"title\"],\"type\":\"object\"}",
         plan: plan::<thing::update::Params>,
+        vocabulary: ActionVocabulary::of("update"),
         ..Action::DEFAULTS
     },
     Action {
@@ -709,6 +1066,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         output_schema_json: "{\"properties\":{\"message\":{\"type\":\"string\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"message\"],\"type\":\"object\"}",
         plan: plan::<thing::delete::Params>,
+        vocabulary: ActionVocabulary::of("delete"),
         requires: Requires::ANYONE.tier(Tier::Premium).role(Role::Maintainer).admin(),
         ..Action::DEFAULTS
     },
@@ -730,6 +1088,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]}},\"required\":[\"project_id\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Share\":{\"properties\":{\"key\":{\"type\":\"string\"},\"percent\":{\"type\":\"number\"}},\"required\":[\"key\",\"percent\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"shares\":{\"items\":{\"$ref\":\"#/$defs/Share\"},\"type\":\"array\"}},\"required\":[\"shares\"],\"type\":\"object\"}",
         plan: plan::<thing::shares::Params>,
+        vocabulary: ActionVocabulary::of("list").objects(&["shares"]),
         ..Action::DEFAULTS
     },
     Action {
@@ -757,6 +1116,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"lines\":{\"default\":10,\"description\":\"Read by the handler only.\",\"minimum\":1,\"type\":\"integer\"},\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Person\":{\"required\":[\"id\",\"username\"],\"type\":\"object\"}},\"properties\":{\"async\":{\"type\":\"number\"},\"iid\":{\"type\":\"integer\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"loop\":{\"type\":\"string\"},\"match\":{\"type\":\"boolean\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"$ref\":\"#/$defs/Person\"},\"ref\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"watchers\":{\"items\":{\"$ref\":\"#/$defs/Person\"},\"type\":\"array\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"iid\",\"title\"],\"type\":\"object\"}",
         plan: plan::<thing::window::Params>,
+        vocabulary: ActionVocabulary::of("get").objects(&["window"]),
         handler: Some("thing_window"),
         ..Action::DEFAULTS
     },
@@ -782,6 +1142,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"state\":{\"description\":\"Which widgets.\",\"enum\":[\"on\",\"off\"],\"type\":\"string\"}},\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Person\":{\"properties\":{\"id\":{\"type\":\"integer\"},\"username\":{\"type\":\"string\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"id\",\"username\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"widgets\":{\"items\":{\"$ref\":\"#/$defs/Person\"},\"type\":\"array\"}},\"required\":[\"widgets\"],\"type\":\"object\"}",
         plan: plan::<widget::list::Params>,
+        vocabulary: ActionVocabulary::of("list"),
         ..Action::DEFAULTS
     },
     Action {
@@ -809,23 +1170,53 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"links\":{\"description\":\"Links to attach.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"link_type\":{\"default\":\"other\",\"description\":\"What kind of link.\",\"enum\":[\"other\",\"runbook\",\"image\"],\"type\":\"string\"},\"name\":{\"description\":\"The link's text.\",\"type\":\"string\"},\"ref\":{\"description\":\"A keyword-named field sent under GitLab's name.\",\"type\":\"string\"},\"url\":{\"description\":\"Where it points.\",\"type\":\"string\"}},\"required\":[\"name\",\"url\"],\"type\":\"object\"},\"type\":\"array\"},\"name\":{\"description\":\"The widget's name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}",
         output_schema_json: "{\"properties\":{\"id\":{\"type\":\"integer\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"username\":{\"type\":\"string\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"id\",\"username\"],\"type\":\"object\"}",
         plan: plan::<widget::create::Params>,
+        vocabulary: ActionVocabulary::of("create"),
         ..Action::DEFAULTS
     },
 ];
 
 /// Every entity type, in manifest order.
-pub static ENTITIES: &[&Entity] = &[&types::PERSON, &types::THING, &types::SHARE];
+pub static ENTITIES: &[&Entity] = &[
+    &types::PERSON,
+    &types::THING,
+    &types::SHARE,
+    &types::BOOKMARK,
+];
 
 /// Every domain, sorted by name.
 pub static DOMAINS: &[DomainInfo] = &[
     DomainInfo {
+        name: "bookmark",
+        title: "Bookmarks",
+        description: "Saved links of the caller: list, read, save, pin and remove them, and list the shelves they are kept on.",
+        vocabulary: DomainVocabulary {
+            nouns: &["bookmark", "saved link", "favourite", "favorite"],
+            synonyms: &[WordList::new("shelf", &["reading list", "collection"])],
+            references: &[],
+        },
+    },
+    DomainInfo {
         name: "thing",
         title: "Things",
         description: "Things with keyword-named fields and parameters.",
+        vocabulary: DomainVocabulary::NONE,
     },
     DomainInfo {
         name: "widget",
         title: "Widgets",
         description: "A second domain, so that a parameter name shared by two domains with different values gets qualified enum names.",
+        vocabulary: DomainVocabulary::NONE,
     },
 ];
+
+/// The search words every domain shares (`vocabulary:` in `actions/shared.yaml`).
+pub static VOCABULARY: Vocabulary = Vocabulary {
+    operations: &[
+        WordList::new("list", &["list", "find", "search", "browse"]),
+        WordList::new("get", &["get", "read", "fetch", "details"]),
+        WordList::new("create", &["create", "new", "add", "save"]),
+        WordList::new("update", &["update", "edit", "change"]),
+        WordList::new("delete", &["delete", "remove", "drop"]),
+    ],
+    synonyms: &[WordList::new("opened", &["open"])],
+};

@@ -95,6 +95,27 @@ fn a_hint_must_name_a_real_action() {
 }
 
 #[test]
+fn a_hint_condition_must_name_a_field_the_result_carries() {
+    let found = problems("pipeline.yaml", |t| {
+        t.replacen("when: {status: [failed]}", "when: {colour: [red]}", 1)
+    });
+    assert!(found.iter().any(|p| p == "actions/pipeline.yaml: action `pipeline.get`: key `hints.0.when`: `colour` is not a field of `Pipeline`"), "{found:?}");
+    let found = problems("merge_request.yaml", |t| {
+        t.replacen(
+            "unless: {user_notes_count: [0]}",
+            "unless: {description: [\"\"]}",
+            1,
+        )
+    });
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("key `hints.1.unless`: `description` is content-only")),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn a_path_placeholder_needs_a_parameter() {
     let found = problems("branch.yaml", |t| {
         t.replacen("branches/{branch_name}\n    params:\n      project_id: {}\n      branch_name: {}\n    output: {type: Branch}", "branches/{branch}\n    params:\n      project_id: {}\n      branch_name: {}\n    output: {type: Branch}", 1)
@@ -282,6 +303,77 @@ fn a_read_api_token_cannot_be_enough_for_a_write() {
         found.iter().any(|p| p.starts_with(
             "actions/thing.yaml: action `thing.delete`: key `requires.scope`: a `read_api` token cannot change anything"
         )),
+        "{found:?}"
+    );
+}
+
+/// The search vocabulary is checked like every other key: each problem names the file, the
+/// action (when it is an action's) and the key.
+#[test]
+fn vocabulary_problems_name_file_action_and_key() {
+    let found = problems("branch.yaml", |t| {
+        t.replacen(
+            "vocabulary: {phrases: [git branch]}",
+            "vocabulary: {operation: frobnicate, phrases: [Git Branch], verb: [x]}",
+            1,
+        )
+    });
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("action `branch.list`: key `vocabulary.verb`: unknown field")),
+        "{found:?}"
+    );
+    let found = problems("branch.yaml", |t| {
+        t.replacen(
+            "vocabulary: {phrases: [git branch]}",
+            "vocabulary: {operation: frobnicate, phrases: [Git Branch]}",
+            1,
+        )
+    });
+    for expected in [
+        "actions/branch.yaml: action `branch.list`: key `vocabulary.operation`: no words ask for the operation `frobnicate`",
+        "actions/branch.yaml: action `branch.list`: key `vocabulary.phrases`: `Git Branch` must be lower case",
+    ] {
+        assert!(
+            found.iter().any(|p| p.starts_with(expected)),
+            "{expected}: {found:?}"
+        );
+    }
+    let found = problems("repository.yaml", |t| {
+        t.replacen(
+            "references: {sha: commit, file: file}",
+            "references: {sha: comit, url: file}",
+            1,
+        )
+    });
+    for expected in [
+        "actions/repository.yaml: key `vocabulary.references.url`: not a reference kind",
+        "actions/repository.yaml: key `vocabulary.references.sha`: `comit` is neither a noun of this domain nor an object of its actions",
+    ] {
+        assert!(
+            found.iter().any(|p| p.starts_with(expected)),
+            "{expected}: {found:?}"
+        );
+    }
+    let found = problems("repository.yaml", |t| {
+        t.replacen(
+            "    raw: [download",
+            "    wibble: [wobble]\n    raw: [download",
+            1,
+        )
+    });
+    assert!(
+        found.iter().any(|p| p.starts_with("actions/repository.yaml: key `vocabulary.synonyms.wibble`: `wibble` is not a word of this domain")),
+        "{found:?}"
+    );
+    let found = problems("shared.yaml", |t| {
+        t.replacen("    opened: [open]\n", "    opened: []\n", 1)
+    });
+    assert!(
+        found.iter().any(
+            |p| p == "actions/shared.yaml: key `vocabulary.synonyms.opened`: the list is empty"
+        ),
         "{found:?}"
     );
 }

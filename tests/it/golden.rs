@@ -29,6 +29,12 @@ fn every_fixture_example_checks_into_its_request() {
     assert_eq!(
         targets,
         [
+            "GET /bookmarks?per_page=20",
+            "GET /bookmarks/4",
+            "POST /bookmarks",
+            "POST /bookmarks/4/pin",
+            "GET /bookmarks/shelves",
+            "DELETE /bookmarks/4",
             "GET /projects/acme%2Fapp/things?type=2fa&state=opened&per_page=20",
             "GET /projects/acme%2Fapp/things/1",
             "PUT /projects/acme%2Fapp/things/1",
@@ -39,7 +45,7 @@ fn every_fixture_example_checks_into_its_request() {
             "POST /widgets",
         ]
     );
-    assert_eq!(fixture::DOMAINS.len(), 2);
+    assert_eq!(fixture::DOMAINS.len(), 3);
     let delete = fixture::ACTIONS
         .iter()
         .find(|a| a.id == "thing.delete")
@@ -58,7 +64,10 @@ fn every_fixture_example_checks_into_its_request() {
     );
     assert_eq!(delete.scope(), gitlab_mcp::catalog::TokenScope::Api);
     let entities: Vec<&str> = fixture::ENTITIES.iter().map(|e| e.name).collect();
-    assert_eq!(entities, ["Person", "Thing", "Share"]);
+    assert_eq!(entities, ["Person", "Thing", "Share", "Bookmark"]);
+    let bookmark: fixture::types::Bookmark =
+        serde_json::from_value(json!({"id": 4, "title": "Docs", "pinned": true})).unwrap();
+    assert_eq!((bookmark.id, bookmark.pinned), (4, Some(true)));
 }
 
 #[test]
@@ -201,4 +210,47 @@ fn a_list_of_objects_is_checked_field_by_field_and_sent_under_gitlab_names() {
         schema["properties"]["links"]["items"]["additionalProperties"],
         json!(false)
     );
+}
+
+/// A domain the real catalog lacks, declared in YAML alone (`tests/codegen/actions/
+/// bookmark.yaml`: nouns, a synonym, an operation with its verbs), ranks first for everyday
+/// requests when searched beside the real catalog, which keeps its own answers.
+#[test]
+fn a_new_domain_ranks_with_its_yaml_vocabulary_alone() {
+    use gitlab_mcp::catalog::{self, Action, DomainInfo};
+    use gitlab_mcp::search::{FindRequest, Index};
+
+    let actions: Vec<&'static Action> = catalog::ACTIONS.iter().chain(fixture::ACTIONS).collect();
+    let domains: Vec<&'static DomainInfo> =
+        catalog::DOMAINS.iter().chain(fixture::DOMAINS).collect();
+    let index = Index::build(
+        actions.iter().copied(),
+        &actions,
+        &domains,
+        &[&catalog::VOCABULARY, &fixture::VOCABULARY],
+    );
+    let top = |query: &str| {
+        let found = index.find(&FindRequest {
+            query: query.into(),
+            limit: 5,
+            explain: false,
+        });
+        found.hits.first().map_or("", |h| h.action.id)
+    };
+    for (query, expected) in [
+        ("show my saved links", "bookmark.list"),
+        ("list all favourites", "bookmark.list"),
+        ("find the favorite about rust", "bookmark.list"),
+        ("open bookmark 12", "bookmark.get"),
+        ("save a new bookmark for the docs page", "bookmark.create"),
+        ("pin bookmark 4", "bookmark.pin"),
+        ("stick favourite 4 to the top", "bookmark.pin"),
+        ("what's on my reading lists", "bookmark.shelf_list"),
+        ("remove saved link 9", "bookmark.delete"),
+        ("list open merge requests", "merge_request.list"),
+        ("delete the feature/x branch", "branch.delete"),
+        ("who am i", "user.current"),
+    ] {
+        assert_eq!(top(query), expected, "{query:?}");
+    }
 }

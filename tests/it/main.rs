@@ -6,6 +6,7 @@ mod support;
 
 mod errors;
 mod faults;
+mod first_hour;
 mod fit;
 mod generated;
 mod golden;

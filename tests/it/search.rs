@@ -105,6 +105,28 @@ fn ranking_precision_on_the_holdout() {
     );
 }
 
+#[test]
+fn exact_ids_win() {
+    assert_eq!(
+        find("merge_request.list").hits[0].action.id,
+        "merge_request.list"
+    );
+    assert_eq!(
+        find("gitlab_pipeline_latest").hits[0].action.id,
+        "pipeline.latest"
+    );
+}
+
+#[test]
+fn typos_never_guess_destructive_actions() {
+    let found = find("brnach");
+    assert!(
+        found.hits.iter().all(|h| !h.action.safety.destructive),
+        "{:?}",
+        found.hits.iter().map(|h| h.action.id).collect::<Vec<_>>()
+    );
+}
+
 fn find(query: &str) -> gitlab_mcp::search::Found {
     Index::new(&Policy::default()).find(&FindRequest {
         query: query.into(),
@@ -244,4 +266,109 @@ fn find_answers_stay_small() {
         sizes[sizes.len() - 1]
     );
     assert!(median <= MAX_MEDIAN_FIND_BYTES, "median {median} bytes");
+}
+
+/// `src/search/` knows English and how to weigh a match, never the catalog: no string
+/// literal there names a domain (`merge_request`, `merge request`), an action id or tool
+/// name, or an action's own name. The five operations every domain gets from its methods
+/// (`list`, `get`, `create`, `update`, `delete`) are everyday English the grammar needs
+/// ("get me the ..."), so they alone may appear.
+#[test]
+fn search_code_names_no_domain_or_action() {
+    use gitlab_mcp::catalog;
+    use std::collections::BTreeSet;
+
+    const EVERYDAY_OPERATIONS: &[&str] = &["list", "get", "create", "update", "delete"];
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for domain in catalog::DOMAINS {
+        names.insert(domain.name.to_owned());
+        names.insert(domain.name.replace('_', " "));
+    }
+    for action in catalog::ACTIONS {
+        names.insert(action.id.to_owned());
+        names.insert(action.tool_name());
+        if !EVERYDAY_OPERATIONS.contains(&action.name) {
+            names.insert(action.name.to_owned());
+            names.insert(action.name.replace('_', " "));
+        }
+        names.extend(action.aliases.iter().map(|a| (*a).to_owned()));
+    }
+
+    let folder = format!("{}/src/search", env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        files += 1;
+        let source = std::fs::read_to_string(&path).unwrap();
+        for literal in string_literals(&source) {
+            let lower = literal.to_lowercase();
+            let named = names.contains(&lower)
+                || lower
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                    .any(|word| names.contains(word));
+            if named {
+                found.push(format!("{}: {literal:?}", path.display()));
+            }
+        }
+    }
+    assert!(files >= 5, "read the search modules in {folder}");
+    assert!(found.is_empty(), "catalog names in src/search/: {found:#?}");
+}
+
+/// The contents of the string literals of Rust source, outside comments (a character
+/// literal such as `'"'` is not the start of a string).
+fn string_literals(source: &str) -> Vec<String> {
+    let mut literals = Vec::new();
+    let chars: Vec<char> = source.chars().collect();
+    let mut at = 0;
+    while at < chars.len() {
+        match chars[at] {
+            '/' if chars.get(at + 1) == Some(&'/') => {
+                while at < chars.len() && chars[at] != '\n' {
+                    at += 1;
+                }
+            }
+            '\'' => {
+                // A char literal ('x', '\'', '"') or a lifetime ('a).
+                if chars.get(at + 1) == Some(&'\\') {
+                    at += 4;
+                    while at < chars.len() && chars[at - 1] != '\'' {
+                        at += 1;
+                    }
+                    continue;
+                } else if chars.get(at + 2) == Some(&'\'') {
+                    at += 3;
+                    continue;
+                }
+                at += 1;
+            }
+            '"' => {
+                let mut literal = String::new();
+                at += 1;
+                while at < chars.len() && chars[at] != '"' {
+                    if chars[at] == '\\' {
+                        at += 1;
+                    }
+                    if let Some(c) = chars.get(at) {
+                        literal.push(*c);
+                    }
+                    at += 1;
+                }
+                literals.push(literal);
+                at += 1;
+            }
+            _ => at += 1,
+        }
+    }
+    literals
+}
+
+#[test]
+fn string_literals_are_read_outside_comments_and_char_literals() {
+    let source = "let a = \"one\"; // \"not\"\nlet b = ['\"', '\\'']; let c = \"t\\\"wo\";";
+    assert_eq!(string_literals(source), ["one", "t\"wo"]);
 }

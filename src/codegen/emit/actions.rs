@@ -346,11 +346,18 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
         }
         None => quote!(None),
     };
-    let hints = action
-        .hints
-        .iter()
-        .map(|(target, text)| quote!(Hint::new(#target, #text)));
+    let hints = action.hints.iter().map(|hint| {
+        let (target, text) = (&hint.action, &hint.text);
+        if hint.conditions.is_empty() {
+            return quote!(Hint::new(#target, #text));
+        }
+        let conditions = hint.conditions.iter().map(|(field, values, negated)| {
+            quote!(HintCondition::new(#field, &[#(#values),*], #negated))
+        });
+        quote!(Hint::new(#target, #text).when(&[#(#conditions),*]))
+    });
     let example = serde_json::to_string(&action.example).unwrap_or_default();
+    let vocabulary = super::vocabulary::action(&action.vocabulary);
     let input_schema = schema::input(action).to_string();
     let output_schema = schema::output(action, types).to_string();
     let mut optional = Vec::new();
@@ -388,6 +395,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
             input_schema_json: #input_schema,
             output_schema_json: #output_schema,
             plan: plan::<#module::Params>,
+            vocabulary: #vocabulary,
             #(#optional)*
             ..Action::DEFAULTS
         }

@@ -4,13 +4,15 @@
 //! per action or per type: the entity structs and their `Entity` descriptions (`types`),
 //! each enumerated parameter's enum, declared once (`enums`), one module per action with its
 //! typed `Params`, their check and request (`<domain>::<action>`), and the `ACTIONS` and
-//! `DOMAINS` tables, whose entries carry the JSON Schemas computed here. Generated code
+//! `DOMAINS` tables, whose entries carry the JSON Schemas computed here, and the search
+//! vocabulary (`VOCABULARY`, and each domain's and action's own) as plain data. Generated code
 //! reaches the runtime through `crate::prelude` and spells std and serde paths absolutely,
 //! so no generated name can shadow them. It must read like code a person would write.
 
 mod actions;
 mod entities;
 mod schema;
+mod vocabulary;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -36,8 +38,12 @@ pub fn catalog(catalog: &Catalog) -> TokenStream {
         .map(|action| actions::entry(action, &catalog.types, &shared));
     let domain_entries = catalog.domains.iter().map(|domain| {
         let (name, title, description) = (&domain.name, &domain.title, &domain.description);
-        quote! { DomainInfo { name: #name, title: #title, description: #description } }
+        let vocabulary = vocabulary::domain(&domain.vocabulary);
+        quote! {
+            DomainInfo { name: #name, title: #title, description: #description, vocabulary: #vocabulary }
+        }
     });
+    let shared_vocabulary = vocabulary::shared(&catalog.vocabulary);
     quote! {
         use crate::prelude::*;
 
@@ -67,6 +73,9 @@ pub fn catalog(catalog: &Catalog) -> TokenStream {
 
         /// Every domain, sorted by name.
         pub static DOMAINS: &[DomainInfo] = &[#(#domain_entries),*];
+
+        /// The search words every domain shares (`vocabulary:` in `actions/shared.yaml`).
+        pub static VOCABULARY: Vocabulary = #shared_vocabulary;
     }
 }
 

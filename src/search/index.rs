@@ -1,0 +1,490 @@
+//! The search index over the actions one server instance offers, built once: each action's
+//! terms by field class in postings (term → actions), its profile (domain, operation,
+//! objects, shape), its tag phrases, and the words the typo fallback may read a misspelling
+//! as. Building reads every text once; a search then touches only the actions its words
+//! and intent reach.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::intent::{self, Intent, Shape};
+use super::lexicon::Lexicon;
+use super::rank::{Class, Query, Reading};
+use super::tokens::{self, Role};
+use super::words::{self, stem};
+use super::{FindRequest, Found};
+use crate::catalog::{self, Action, DomainInfo, Location, Vocabulary};
+use crate::policy::Policy;
+use crate::text::edit_distance;
+
+/// A parameter on this share (percent) of the actions or more says nothing about any of
+/// them (`project_id`, `page`).
+const COMMON_PARAM_SHARE: usize = 20;
+
+/// One action as the index sees it.
+pub struct Document {
+    pub action: &'static Action,
+    /// Lexicon ids.
+    pub domain: usize,
+    pub operation: usize,
+    pub objects: Vec<usize>,
+    /// About the caller's own things.
+    pub caller: bool,
+    /// Reads one thing named by a parameter (an iid, a SHA, a file path).
+    pub needs_target: bool,
+    pub shape: Shape,
+    /// Term → strongest class it appears in.
+    pub terms: HashMap<String, Class>,
+}
+
+/// The search index over the actions one server instance offers.
+pub struct Index {
+    pub(super) documents: Vec<Document>,
+    pub(super) lexicon: Lexicon,
+    /// Term → (document, strongest class), in document order.
+    pub(super) postings: HashMap<String, Vec<(u32, Class)>>,
+    /// Tags of more than one word, by the stem of their first: (document, stems).
+    pub(super) tag_phrases: HashMap<String, Vec<(u32, Vec<String>)>>,
+    /// Exact ids, tool names and aliases → (document, is an alias).
+    pub(super) ids: HashMap<String, (u32, bool)>,
+    /// Documents by operation, object and domain: the ones an intent alone can reach.
+    pub(super) by_operation: HashMap<usize, Vec<u32>>,
+    pub(super) by_object: HashMap<usize, Vec<u32>>,
+    pub(super) by_domain: HashMap<usize, Vec<u32>>,
+    pub(super) callers: Vec<u32>,
+    /// Lexicon action id → document.
+    pub(super) action_documents: Vec<Option<u32>>,
+    /// Terms that name a thing an action works on (in an id, a tag or a title), not only a
+    /// parameter or a word of a description.
+    things: HashSet<String>,
+    /// Words as the catalog and its vocabulary spell them, for typo matching.
+    spellings: BTreeSet<String>,
+    /// The domains of the offered actions, in catalog order.
+    domains: Vec<usize>,
+    /// (domain, operation) pairs some offered action has.
+    operations_in: HashSet<(usize, usize)>,
+}
+
+impl Index {
+    /// The index over what a policy lets an instance offer; the vocabulary is the whole
+    /// catalog's, so that a request for a hidden action still reads right.
+    pub fn new(policy: &Policy) -> Self {
+        let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
+        let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
+        Self::build(
+            policy.visible(),
+            &actions,
+            &domains,
+            &[&catalog::VOCABULARY],
+        )
+    }
+
+    /// The index over `visible`, with the vocabulary of `actions`, `domains` and the shared
+    /// `vocabularies` (a catalog generated from another manifest can be searched too).
+    pub fn build(
+        visible: impl IntoIterator<Item = &'static Action>,
+        actions: &[&'static Action],
+        domains: &[&'static DomainInfo],
+        vocabularies: &[&'static Vocabulary],
+    ) -> Self {
+        let lexicon = Lexicon::new(actions, domains, vocabularies);
+        let visible: Vec<&'static Action> = visible
+            .into_iter()
+            .filter(|a| {
+                lexicon.domain_id(a.domain).is_some()
+                    && lexicon.operation_id(a.vocabulary.operation).is_some()
+            })
+            .collect();
+
+        let mut param_counts: HashMap<&str, usize> = HashMap::new();
+        for action in &visible {
+            for param in action.params {
+                *param_counts.entry(param.name).or_default() += 1;
+            }
+        }
+        let common = |name: &str| {
+            param_counts.get(name).copied().unwrap_or(0) * 100
+                >= visible.len().max(1) * COMMON_PARAM_SHARE
+        };
+
+        let mut index = Self {
+            documents: Vec::with_capacity(visible.len()),
+            postings: HashMap::new(),
+            tag_phrases: HashMap::new(),
+            ids: HashMap::new(),
+            by_operation: HashMap::new(),
+            by_object: HashMap::new(),
+            by_domain: HashMap::new(),
+            callers: Vec::new(),
+            action_documents: vec![None; lexicon.actions.len()],
+            things: HashSet::new(),
+            spellings: lexicon.spellings.iter().cloned().collect(),
+            domains: Vec::new(),
+            operations_in: HashSet::new(),
+            lexicon,
+        };
+        // Whether a word of a tag or title only says what to do (an operation that names no
+        // thing, or a way of looking): it belongs to the intent, which weighs it against
+        // the action's own operation.
+        let mut generic: HashMap<String, bool> = HashMap::new();
+        for (number, action) in visible.iter().enumerate() {
+            let id = number as u32;
+            let lexicon = &index.lexicon;
+            let domain = lexicon.domain_id(action.domain).unwrap_or_default();
+            let operation = lexicon
+                .operation_id(action.vocabulary.operation)
+                .unwrap_or_default();
+            let objects: Vec<usize> = action
+                .vocabulary
+                .objects
+                .iter()
+                .filter_map(|o| lexicon.object_id(o))
+                .collect();
+            let mut terms: HashMap<String, Class> = HashMap::new();
+            let mut add = |text: &str, class: Class| {
+                for word in words::words(text) {
+                    if matches!(class, Class::Tag | Class::Title) {
+                        let is_generic = *generic.entry(word.clone()).or_insert_with(|| {
+                            intent::is_neutral(&word)
+                                || lexicon.lookup(&word).is_some_and(|(meaning, _)| {
+                                    !meaning.operations.is_empty() && !meaning.names_thing()
+                                })
+                        });
+                        if is_generic {
+                            continue;
+                        }
+                    }
+                    let entry = terms.entry(stem(&word)).or_insert(class);
+                    if class.points() > entry.points() {
+                        *entry = class;
+                    }
+                }
+            };
+            add(&action.domain.replace('_', " "), Class::Domain);
+            add(&action.name.replace('_', " "), Class::Action);
+            for tag in action.tags {
+                add(tag, Class::Tag);
+            }
+            add(action.title, Class::Title);
+            for param in action.params.iter().filter(|p| !common(p.name)) {
+                add(&param.name.replace('_', " "), Class::Param);
+                for value in param.values {
+                    add(&value.replace('_', " "), Class::Param);
+                }
+            }
+            add(action.description, Class::Text);
+
+            for tag in action.tags {
+                let phrase: Vec<String> = words::words(tag).iter().map(|w| stem(w)).collect();
+                if phrase.len() > 1 {
+                    index
+                        .tag_phrases
+                        .entry(phrase[0].clone())
+                        .or_default()
+                        .push((id, phrase));
+                }
+            }
+            for text in [
+                action.title,
+                action.description,
+                &action.domain.replace('_', " "),
+                &action.name.replace('_', " "),
+            ]
+            .into_iter()
+            .chain(action.tags.iter().copied())
+            {
+                index.spellings.extend(
+                    words::words(text)
+                        .into_iter()
+                        .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic)),
+                );
+            }
+            index.ids.insert(action.id.to_owned(), (id, false));
+            index.ids.insert(action.tool_name(), (id, false));
+            for alias in action.aliases {
+                index.ids.entry((*alias).to_owned()).or_insert((id, true));
+            }
+            for (term, class) in &terms {
+                index
+                    .postings
+                    .entry(term.clone())
+                    .or_default()
+                    .push((id, *class));
+                if *class <= Class::Title {
+                    index.things.insert(term.clone());
+                }
+            }
+            for object in &objects {
+                index.by_object.entry(*object).or_default().push(id);
+            }
+            index.by_operation.entry(operation).or_default().push(id);
+            index.by_domain.entry(domain).or_default().push(id);
+            if action.vocabulary.caller {
+                index.callers.push(id);
+            }
+            if !index.domains.contains(&domain) {
+                index.domains.push(domain);
+            }
+            index.operations_in.insert((domain, operation));
+            let shape = Shape::of(action);
+            index.documents.push(Document {
+                action,
+                domain,
+                operation,
+                objects,
+                caller: action.vocabulary.caller,
+                needs_target: shape == Shape::One && names_target(action),
+                shape,
+                terms,
+            });
+        }
+        for (id, action) in index.lexicon.actions.iter().enumerate() {
+            index.action_documents[id] = index
+                .ids
+                .get(action.id)
+                .filter(|(_, alias)| !alias)
+                .map(|(document, _)| *document);
+        }
+        index
+    }
+
+    /// Whether the exact pass can place a word at all.
+    fn knows(&self, word: &str) -> bool {
+        let stemmed = stem(word);
+        self.spellings.contains(word)
+            || self.postings.contains_key(&stemmed)
+            || self.lexicon.knows_stem(&stemmed)
+            || self.lexicon.lookup(word).is_some()
+            || words::is_stop_word(word)
+            || tokens::is_grammar(word)
+    }
+
+    /// The typo-tolerant fallback, word by word: a word the exact pass cannot place (three
+    /// letters or more) is read as the known word within one edit (up to six letters) or
+    /// two (longer) that starts with the same letter, the closest and then the first in
+    /// order. An inflection (`labeled`, `reviewing`) is not a typo of its root, and most
+    /// everyday typos are one edit (`mrege`, `isue`), so a six-letter word two edits from a
+    /// catalog word (`access`, `accept`) is a word of its own.
+    fn correct(&self, word: &str) -> Option<String> {
+        let length = word.chars().count();
+        if length < 3 || !word.chars().all(char::is_alphabetic) || self.knows(word) {
+            return None;
+        }
+        let allowed = if length <= 6 { 1 } else { 2 };
+        let first = word.chars().next()?;
+        let from = first.to_string();
+        self.spellings
+            .range(from..)
+            .take_while(|known| known.starts_with(first))
+            .filter(|known| known.chars().count().abs_diff(length) <= allowed)
+            .filter(|known| !word.starts_with(known.as_str()))
+            .map(|known| (edit_distance(word, known), known))
+            .filter(|(distance, _)| *distance <= allowed)
+            .min()
+            .map(|(_, known)| known.clone())
+    }
+
+    /// Reads a request (or one clause of it): misspellings corrected, phrases grouped, each
+    /// word given its role and meaning, and the intent read off them.
+    pub(super) fn read(&self, pieces: &[String]) -> Reading {
+        let mut units = tokens::units(pieces, &self.lexicon);
+        let mut has_typos = false;
+        for unit in units
+            .iter_mut()
+            .filter(|u| u.reference.is_none() && !u.possessive)
+        {
+            if let Some(known) = self.correct(&unit.word) {
+                unit.word = known;
+                unit.typo = true;
+                has_typos = true;
+            }
+        }
+        let mut tokens = tokens::read(&units, &self.lexicon);
+        let mut intent = Intent::read(&tokens, pieces, &self.lexicon);
+        if intent.domains.is_empty()
+            && intent.objects.is_empty()
+            && tokens.iter().any(|t| t.role == Role::Context)
+        {
+            tokens::promote_context(&mut tokens);
+            intent = Intent::read(&tokens, pieces, &self.lexicon);
+        }
+        let terms: Vec<Query> = tokens
+            .iter()
+            .filter(|t| t.reference.is_none() && matches!(t.role, Role::Head | Role::Context))
+            .map(|t| Query::new(t, &self.action_documents))
+            .collect();
+        let known = terms
+            .iter()
+            .filter(|q| self.postings.contains_key(&q.stemmed) || q.has_meaning())
+            .count();
+        let stems = units
+            .iter()
+            .filter(|u| {
+                u.reference.is_none() && u.word.chars().count() > 1 && !words::is_stop_word(&u.word)
+            })
+            .map(|u| stem(&u.word))
+            .collect();
+        Reading {
+            terms,
+            stems,
+            intent,
+            known,
+            has_typos,
+        }
+    }
+
+    pub fn find(&self, request: &FindRequest) -> Found {
+        let query = request.query.trim();
+        let raw = tokens::pieces(query);
+        let reading = self.read(&raw);
+        let mut hits = self.rank(query, &raw, &reading, request.explain);
+
+        let close = |top: i64, other: i64| other * 100 >= top * super::rank::AMBIGUITY_SHARE;
+        let ambiguous = match hits.as_slice() {
+            [first, second, ..]
+                if first.score < super::rank::EXACT_ID && close(first.score, second.score) =>
+            {
+                hits.iter()
+                    .take_while(|h| close(first.score, h.score))
+                    .map(|h| h.action.id)
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let missing = self.missing(&reading, &hits, ambiguous.len());
+        let suggestions = if hits.is_empty() && missing.is_none() {
+            self.suggest(&words::words(query))
+        } else {
+            Vec::new()
+        };
+        hits.truncate(request.limit.clamp(1, super::MAX_LIMIT));
+        Found {
+            hits,
+            ambiguous,
+            suggestions,
+            missing,
+        }
+    }
+
+    /// What the request asks for that no action does: an operation on a domain that has no
+    /// such action, or things no domain knows, when nothing fits well.
+    fn missing(&self, reading: &Reading, hits: &[super::Hit], ambiguous: usize) -> Option<String> {
+        let intent = &reading.intent;
+        let title = |domain: usize| self.lexicon.domains[domain].title.to_lowercase();
+        if let Some(verb) = intent.main_verb()
+            && !intent.domains.is_empty()
+        {
+            let named: Vec<usize> = self
+                .domains
+                .iter()
+                .copied()
+                .filter(|d| intent.domains.contains(d))
+                .collect();
+            if !named.is_empty()
+                && !named
+                    .iter()
+                    .any(|d| self.operations_in.contains(&(*d, verb)))
+            {
+                let domain = named[0];
+                let actions: Vec<String> = self
+                    .documents
+                    .iter()
+                    .filter(|d| d.domain == domain)
+                    .map(|d| format!("`{}`", d.action.id))
+                    .collect();
+                return Some(format!(
+                    "No action can {} {}; for {} there are {}.",
+                    self.lexicon.operations[verb].replace('_', " "),
+                    title(domain),
+                    title(domain),
+                    actions.join(", ")
+                ));
+            }
+        }
+        // Words the catalog does not know, and no action that fits well.
+        let unknown: Vec<&str> = reading
+            .terms
+            .iter()
+            .filter(|q| {
+                !q.context
+                    && !q.typo
+                    && !q.has_meaning()
+                    && !self.things.contains(&q.stemmed)
+                    && !intent::is_neutral(&q.word)
+                    && q.word.chars().all(char::is_alphabetic)
+            })
+            .map(|q| q.word.as_str())
+            .collect();
+        // Weak: a low best score, or many actions tied on the generic words alone.
+        let weak = hits
+            .first()
+            .is_none_or(|h| h.score < super::rank::WEAK_MATCH)
+            || ambiguous >= 3;
+        if unknown.is_empty() || !weak || !intent.domains.is_empty() {
+            return None;
+        }
+        let mut nearest: Vec<&'static str> = Vec::new();
+        for hit in hits.iter().take(5) {
+            if !nearest.contains(&hit.action.domain) {
+                nearest.push(hit.action.domain);
+            }
+        }
+        let covered: Vec<String> = self.domains.iter().map(|d| title(*d)).collect();
+        let mut sentence = format!(
+            "No action manages {}; the catalog covers {}.",
+            unknown.join(" "),
+            covered.join(", ")
+        );
+        if !nearest.is_empty() {
+            let nearest: Vec<String> = nearest
+                .iter()
+                .filter_map(|d| self.lexicon.domain_id(d))
+                .map(title)
+                .collect();
+            sentence.push_str(&format!(" Nearest: {}.", nearest.join(", ")));
+        }
+        Some(sentence)
+    }
+
+    /// Catalog words near the query's words, then the largest domains' names.
+    fn suggest(&self, words: &[String]) -> Vec<String> {
+        // Real words (never stems) near the request's words.
+        let mut near: Vec<(usize, String)> = Vec::new();
+        for word in words.iter().filter(|w| w.chars().count() >= 3) {
+            for known in &self.spellings {
+                let distance = edit_distance(word, known);
+                if distance <= 2 && known != word {
+                    near.push((distance, known.clone()));
+                }
+            }
+        }
+        near.sort();
+        near.dedup_by(|a, b| a.1 == b.1);
+        let mut out: Vec<String> = near.into_iter().map(|(_, t)| t).take(6).collect();
+        let mut largest: Vec<(usize, usize)> = self
+            .domains
+            .iter()
+            .map(|d| (self.by_domain.get(d).map_or(0, Vec::len), *d))
+            .collect();
+        largest.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
+        for (_, domain) in largest.into_iter().take(6) {
+            let name = self.lexicon.domains[domain].name.replace('_', " ");
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
+
+/// Whether an action reads one thing its parameters name beyond its container: a required
+/// path parameter after the first (`{merge_request_iid}` in
+/// `/projects/{project_id}/merge_requests/{merge_request_iid}`).
+fn names_target(action: &Action) -> bool {
+    let container = action
+        .path
+        .split('/')
+        .find_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')));
+    action
+        .required_params()
+        .any(|p| p.location == Location::Path && Some(p.name) != container)
+}

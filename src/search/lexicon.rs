@@ -1,0 +1,451 @@
+//! The lexicon: what the words and phrases of a request mean, read from the manifest's
+//! `vocabulary:` keys (`actions/README.md`, "Search vocabulary"), never written here.
+//!
+//! - a domain's *nouns* (and its name in words) name the domain: `mr`, `pull request`;
+//! - an *operation*'s words ask for it: `remove` asks for `delete`, `land` for `merge`;
+//! - an action's *objects* (the parts of its domain it works on) name themselves: `log`;
+//! - a *synonym* means a catalog word, and so whatever that word means: `comment` → `note`;
+//! - an action's *phrases* name that action alone: `who am i`;
+//! - a domain's *references* say which domain `!42` or `@bob` names, and which object a SHA
+//!   or a file name names.
+//!
+//! Entries are keyed by the stems of their words, so plurals and inflections meet. Phrases
+//! are matched over whole words, leftmost and longest first.
+
+use std::collections::HashMap;
+
+use super::words::{stem, units};
+use crate::catalog::{Action, DomainInfo, Vocabulary};
+
+/// What a word or phrase means. Ids index the lexicon's tables.
+#[derive(Debug, Clone, Default)]
+pub struct Meaning {
+    /// Domains it names (a noun).
+    pub domains: Vec<usize>,
+    /// Operations it asks for (a verb).
+    pub operations: Vec<usize>,
+    /// Objects it names.
+    pub objects: Vec<usize>,
+    /// Actions it names alone (a phrase of theirs).
+    pub actions: Vec<usize>,
+    /// Catalog terms (stemmed) it also means, for matching the catalog's text.
+    pub terms: Vec<String>,
+}
+
+impl Meaning {
+    /// It names a thing: a domain or an object.
+    pub fn names_thing(&self) -> bool {
+        !self.domains.is_empty() || !self.objects.is_empty()
+    }
+
+    fn add(&mut self, other: &Meaning) {
+        extend_unique(&mut self.domains, &other.domains);
+        extend_unique(&mut self.operations, &other.operations);
+        extend_unique(&mut self.objects, &other.objects);
+        extend_unique(&mut self.actions, &other.actions);
+        extend_unique(&mut self.terms, &other.terms);
+    }
+}
+
+fn extend_unique<T: Clone + PartialEq>(into: &mut Vec<T>, from: &[T]) {
+    for item in from {
+        if !into.contains(item) {
+            into.push(item.clone());
+        }
+    }
+}
+
+/// One entry: its meaning, and the verb forms that ask for its operations (an operation is
+/// read off an inflected word only when the verb is longer than three letters).
+#[derive(Debug, Clone, Default)]
+struct Entry {
+    meaning: Meaning,
+    verbs: Vec<(String, usize)>,
+}
+
+/// A reference kind a domain claims, and what it names.
+#[derive(Debug, Clone)]
+pub struct ReferenceMeaning {
+    pub domain: usize,
+    pub meaning: Meaning,
+}
+
+pub struct Lexicon {
+    /// Domain names, in the order given.
+    pub domains: Vec<&'static DomainInfo>,
+    pub operations: Vec<String>,
+    /// Object stems.
+    pub objects: Vec<String>,
+    /// Every action whose vocabulary was read (phrases name them by index).
+    pub actions: Vec<&'static Action>,
+    /// Single words as declared.
+    words: HashMap<String, Entry>,
+    /// Single words by stem: every declared word with that stem, merged (`comments` finds
+    /// `comment`; `files`, declared on its own, keeps its own meaning).
+    stems: HashMap<String, Entry>,
+    /// Phrases by the stem of their first word: (stems, entry), longest first.
+    phrases: HashMap<String, Vec<(Vec<String>, Entry)>>,
+    /// Reference kind (`!`, `#`, `@`, `sha`, `file`) → what it names, per domain.
+    references: HashMap<String, Vec<ReferenceMeaning>>,
+    /// Every word the vocabulary spells out, for the typo fallback.
+    pub spellings: Vec<String>,
+    ids: HashMap<(Table, String), usize>,
+}
+
+/// The tables ids index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Table {
+    Domain,
+    Operation,
+    Object,
+}
+
+/// A word or phrase as it is declared, and what it means.
+struct Declared {
+    text: String,
+    meaning: Meaning,
+    verb: Option<usize>,
+}
+
+impl Lexicon {
+    pub fn new(
+        actions: &[&'static Action],
+        domains: &[&'static DomainInfo],
+        vocabularies: &[&'static Vocabulary],
+    ) -> Self {
+        let mut lexicon = Self {
+            domains: domains.to_vec(),
+            operations: Vec::new(),
+            objects: Vec::new(),
+            actions: actions.to_vec(),
+            words: HashMap::new(),
+            stems: HashMap::new(),
+            phrases: HashMap::new(),
+            references: HashMap::new(),
+            spellings: Vec::new(),
+            ids: domains
+                .iter()
+                .enumerate()
+                .map(|(id, d)| ((Table::Domain, d.name.to_owned()), id))
+                .collect(),
+        };
+        let mut declared: Vec<Declared> = Vec::new();
+
+        // Nouns: a domain's name in words and its declared nouns.
+        for (id, domain) in domains.iter().enumerate() {
+            let meaning = Meaning {
+                domains: vec![id],
+                terms: domain.name.split('_').map(stem).collect(),
+                ..Meaning::default()
+            };
+            let name = domain.name.replace('_', " ");
+            for noun in
+                std::iter::once(name.as_str()).chain(domain.vocabulary.nouns.iter().copied())
+            {
+                declared.push(Declared {
+                    text: noun.to_owned(),
+                    meaning: meaning.clone(),
+                    verb: None,
+                });
+            }
+        }
+        // Operations: the shared ones, then each action's own verbs.
+        let shared_operations = vocabularies.iter().flat_map(|v| v.operations.iter());
+        for list in shared_operations {
+            let id = lexicon.operation(list.name);
+            for word in list.words {
+                declared.push(lexicon.verb(word, id));
+            }
+        }
+        for action in actions {
+            let id = lexicon.operation(action.vocabulary.operation);
+            for word in action.vocabulary.verbs {
+                declared.push(lexicon.verb(word, id));
+            }
+        }
+        // Objects name themselves; phrases name their action.
+        for (index, action) in actions.iter().enumerate() {
+            for object in action.vocabulary.objects {
+                let id = lexicon.object(object);
+                declared.push(Declared {
+                    text: (*object).to_owned(),
+                    meaning: Meaning {
+                        objects: vec![id],
+                        terms: vec![stem(object)],
+                        ..Meaning::default()
+                    },
+                    verb: None,
+                });
+            }
+            for phrase in action.vocabulary.phrases {
+                declared.push(Declared {
+                    text: (*phrase).to_owned(),
+                    meaning: Meaning {
+                        actions: vec![index],
+                        ..Meaning::default()
+                    },
+                    verb: None,
+                });
+            }
+        }
+        for item in declared {
+            lexicon.insert(&item.text, &item.meaning, item.verb);
+        }
+
+        // Synonyms mean their catalog word, and whatever it means (as declared above).
+        let synonyms = vocabularies
+            .iter()
+            .flat_map(|v| v.synonyms.iter())
+            .chain(domains.iter().flat_map(|d| d.vocabulary.synonyms.iter()));
+        lexicon.index_stems();
+        let mut meant: Vec<(&str, Meaning)> = Vec::new();
+        for list in synonyms {
+            let mut meaning = lexicon
+                .lookup(list.name)
+                .map(|(meaning, _)| meaning)
+                .unwrap_or_default();
+            meaning.actions.clear();
+            // A synonym does not ask for an operation: `open` means `opened`, not `open a`.
+            meaning.operations.clear();
+            extend_unique(&mut meaning.terms, &[stem(list.name)]);
+            for word in list.words {
+                meant.push((word, meaning.clone()));
+            }
+        }
+        for (word, meaning) in meant {
+            lexicon.insert(word, &meaning, None);
+        }
+        lexicon.index_stems();
+
+        // References: what `!42`, `#17`, `@bob`, a SHA or a file name names.
+        for (id, domain) in domains.iter().enumerate() {
+            for (kind, word) in domain.vocabulary.references {
+                let meaning = lexicon.lookup(word).map(|(m, _)| m).unwrap_or_default();
+                lexicon
+                    .references
+                    .entry((*kind).to_owned())
+                    .or_default()
+                    .push(ReferenceMeaning {
+                        domain: id,
+                        meaning,
+                    });
+            }
+        }
+        for phrases in lexicon.phrases.values_mut() {
+            phrases.sort_by_key(|(stems, _)| std::cmp::Reverse(stems.len()));
+        }
+        lexicon.spellings.sort();
+        lexicon.spellings.dedup();
+        lexicon
+    }
+
+    fn operation(&mut self, name: &str) -> usize {
+        let key = (Table::Operation, name.to_owned());
+        if let Some(id) = self.ids.get(&key) {
+            return *id;
+        }
+        self.operations.push(name.to_owned());
+        self.ids.insert(key, self.operations.len() - 1);
+        self.operations.len() - 1
+    }
+
+    fn object(&mut self, name: &str) -> usize {
+        let key = (Table::Object, stem(name));
+        if let Some(id) = self.ids.get(&key) {
+            return *id;
+        }
+        self.objects.push(key.1.clone());
+        self.ids.insert(key, self.objects.len() - 1);
+        self.objects.len() - 1
+    }
+
+    fn verb(&self, word: &str, operation: usize) -> Declared {
+        Declared {
+            text: word.to_owned(),
+            meaning: Meaning {
+                operations: vec![operation],
+                terms: self.operations[operation].split('_').map(stem).collect(),
+                ..Meaning::default()
+            },
+            verb: Some(operation),
+        }
+    }
+
+    fn insert(&mut self, text: &str, meaning: &Meaning, verb: Option<usize>) {
+        let words = units(text);
+        self.spellings.extend(
+            words
+                .iter()
+                .filter(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
+                .cloned(),
+        );
+        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        let entry = match stems.as_slice() {
+            [] => return,
+            [_] => self.words.entry(words[0].clone()).or_default(),
+            [first, ..] => {
+                let phrases = self.phrases.entry(first.clone()).or_default();
+                let at = match phrases.iter().position(|(s, _)| *s == stems) {
+                    Some(at) => at,
+                    None => {
+                        phrases.push((stems.clone(), Entry::default()));
+                        phrases.len() - 1
+                    }
+                };
+                &mut phrases[at].1
+            }
+        };
+        entry.meaning.add(meaning);
+        if let Some(operation) = verb {
+            let form = words.join(" ");
+            if !entry
+                .verbs
+                .iter()
+                .any(|(w, o)| *w == form && *o == operation)
+            {
+                entry.verbs.push((form, operation));
+            }
+        }
+    }
+
+    /// Merges every declared word into the entry of its stem.
+    fn index_stems(&mut self) {
+        self.stems.clear();
+        for (word, entry) in &self.words {
+            let merged = self.stems.entry(stem(word)).or_default();
+            merged.meaning.add(&entry.meaning);
+            for verb in &entry.verbs {
+                if !merged.verbs.contains(verb) {
+                    merged.verbs.push(verb.clone());
+                }
+            }
+        }
+    }
+
+    /// What one word means, and whether it is a plural. A word declared as such means what
+    /// it was declared to; another word what the declared words of its stem mean. An
+    /// operation is read off the word itself, or off an inflection of a verb longer than
+    /// three letters.
+    pub fn lookup(&self, word: &str) -> Option<(Meaning, bool)> {
+        let stemmed = stem(word);
+        let plural = stemmed != word && word.ends_with('s');
+        let (entry, plural) = match self.words.get(word).or_else(|| self.stems.get(&stemmed)) {
+            Some(entry) => (entry, plural),
+            // Short words keep their `s` in the stemmer: `mrs`, `prs`.
+            None => {
+                let base = word.strip_suffix('s').filter(|b| b.chars().count() >= 2)?;
+                (self.words.get(base)?, true)
+            }
+        };
+        Some((self.resolve(entry, word), plural))
+    }
+
+    fn resolve(&self, entry: &Entry, word: &str) -> Meaning {
+        let mut meaning = entry.meaning.clone();
+        meaning.operations = entry
+            .verbs
+            .iter()
+            .filter(|(form, _)| form == word || form.chars().count() > 3)
+            .map(|(_, operation)| *operation)
+            .collect();
+        meaning.operations.dedup();
+        meaning
+    }
+
+    /// The longest phrase that starts at `words[at]`: how many words it spans, and what it
+    /// means.
+    pub fn phrase_at(&self, words: &[String], at: usize) -> Option<(usize, Meaning)> {
+        let first = stem(words.get(at)?);
+        let candidates = self.phrases.get(&first)?;
+        candidates.iter().find_map(|(stems, entry)| {
+            let end = at + stems.len();
+            let matches = end <= words.len()
+                && stems
+                    .iter()
+                    .zip(&words[at..end])
+                    .all(|(s, w)| *s == stem(w));
+            matches.then(|| (stems.len(), self.resolve(entry, &words[at..end].join(" "))))
+        })
+    }
+
+    /// Whether these words are exactly one declared phrase (`ci/cd` is `ci cd`).
+    pub fn is_phrase(&self, words: &[String]) -> bool {
+        words.len() > 1
+            && self
+                .phrase_at(words, 0)
+                .is_some_and(|(n, _)| n == words.len())
+    }
+
+    /// What a reference kind names, per domain that claims it.
+    pub fn reference(&self, kind: &str) -> &[ReferenceMeaning] {
+        self.references.get(kind).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether a stem is a word of the vocabulary.
+    pub fn knows_stem(&self, stemmed: &str) -> bool {
+        self.stems.contains_key(stemmed) || self.phrases.contains_key(stemmed)
+    }
+}
+
+impl Lexicon {
+    pub fn operation_id(&self, name: &str) -> Option<usize> {
+        self.ids.get(&(Table::Operation, name.to_owned())).copied()
+    }
+
+    pub fn domain_id(&self, name: &str) -> Option<usize> {
+        self.ids.get(&(Table::Domain, name.to_owned())).copied()
+    }
+
+    pub fn object_id(&self, word: &str) -> Option<usize> {
+        self.ids.get(&(Table::Object, stem(word))).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{DomainVocabulary, WordList};
+
+    static DOMAINS: [DomainInfo; 1] = [DomainInfo {
+        name: "gizmo",
+        title: "Gizmos",
+        description: "",
+        vocabulary: DomainVocabulary {
+            nouns: &["gadget", "big gadget"],
+            synonyms: &[WordList::new("gizmo", &["doohickey"])],
+            references: &[("@", "gizmo")],
+        },
+    }];
+    static VOCABULARY: Vocabulary = Vocabulary {
+        operations: &[WordList::new("spin", &["spin", "spin around", "twirl"])],
+        synonyms: &[],
+    };
+
+    fn words(text: &str) -> Vec<String> {
+        text.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn phrases_match_whole_words_longest_first() {
+        let domains: Vec<&'static DomainInfo> = DOMAINS.iter().collect();
+        let lexicon = Lexicon::new(&[], &domains, &[&VOCABULARY]);
+        let spin = lexicon.operation_id("spin").unwrap();
+        let request = words("spin around the big gadgets");
+        let (length, meaning) = lexicon.phrase_at(&request, 0).unwrap();
+        assert_eq!((length, meaning.operations), (2, vec![spin]));
+        assert_eq!(lexicon.phrase_at(&request, 3).unwrap().0, 2);
+        assert!(lexicon.phrase_at(&words("bigger gadget"), 0).is_none());
+        assert!(lexicon.is_phrase(&words("big gadget")));
+        let (meaning, plural) = lexicon.lookup("doohickeys").unwrap();
+        assert_eq!((meaning.domains, plural), (vec![0], true));
+        assert!(
+            lexicon
+                .lookup("spinning")
+                .unwrap()
+                .0
+                .operations
+                .contains(&spin)
+        );
+        assert_eq!(lexicon.reference("@")[0].domain, 0);
+    }
+}

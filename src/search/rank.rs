@@ -1,0 +1,526 @@
+//! Scores the actions for one reading of a request: each query word's best match per
+//! action through the postings (a word itself, the catalog words it means, a phrase naming
+//! the action), tag phrases, the intent weighed against each action's profile, and the
+//! share of the request's known words an action explains. Only the actions some word or
+//! the intent reaches are scored.
+
+use std::collections::HashSet;
+
+use super::Hit;
+use super::index::{Document, Index};
+use super::intent::Intent;
+use super::tokens::{self, Reference, Token};
+
+/// Field classes, strongest first, with the points a matching term earns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Tag,
+    Action,
+    Domain,
+    Title,
+    Param,
+    Text,
+}
+
+impl Class {
+    pub fn points(self) -> i64 {
+        match self {
+            Self::Tag => 26,
+            Self::Action => 30,
+            Self::Domain => 36,
+            Self::Title => 14,
+            Self::Param => 7,
+            Self::Text => 4,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Tag => "tags",
+            Self::Action => "action",
+            Self::Domain => "domain",
+            Self::Title => "title",
+            Self::Param => "param",
+            Self::Text => "description",
+        }
+    }
+}
+
+pub const EXACT_ID: i64 = 1000;
+const ALIAS: i64 = 800;
+/// A phrase of the action's own vocabulary (`who am i`): it names the action.
+const ACTION_PHRASE: i64 = 46;
+/// A tag matched as a whole phrase.
+const PHRASE_BONUS: i64 = 20;
+/// The request's operation is the action's.
+const VERB_MATCH: i64 = 30;
+/// The request says another operation.
+const VERB_MISMATCH: i64 = -22;
+/// No verb, but a plural asks for a list or a reference for one thing, and it fits.
+const IMPLIED_VERB: i64 = 18;
+/// A plural asks for a list, and the action reads one thing.
+const IMPLIED_MISMATCH: i64 = -10;
+/// The action reads one thing by its id, and the request names none.
+const UNNAMED_TARGET: i64 = -8;
+/// A question (with no verb) and an action that changes something.
+const QUESTION_MUTATION: i64 = -15;
+/// The request names the part of the domain the action works on (comments, a log, ...).
+const OBJECT_MATCH: i64 = 34;
+/// The action works on a part of its domain the request does not name.
+const OBJECT_MISSING: i64 = -24;
+/// The request names a part of the domain the action does not work on.
+const OBJECT_FOREIGN: i64 = -20;
+/// `!42` and `@bob` name their domain; `#17` only leans towards one.
+const NAMING_REFERENCE: i64 = 30;
+const LEANING_REFERENCE: i64 = 10;
+/// `@bob` is not the caller.
+const MENTION_NOT_CALLER: i64 = -30;
+/// The request names domains, and not this action's.
+const DOMAIN_FOREIGN: i64 = -20;
+/// The request speaks of the caller, and the action is about the caller's own things.
+const FIRST_PERSON: i64 = 22;
+/// The action is about the caller, and the request speaks of someone else.
+const NOT_FIRST_PERSON: i64 = -12;
+/// A runner-up scoring at least this share (in percent) of the top score makes the
+/// request ambiguous.
+pub const AMBIGUITY_SHARE: i64 = 95;
+/// A top score under this is a weak match: with words the catalog does not know, the
+/// request probably asks for something it lacks.
+pub const WEAK_MATCH: i64 = 60;
+/// Without a matched word, an action needs at least this much intent to count.
+const INTENT_ALONE: i64 = 30;
+/// Words in a prompt before its clauses are also searched one by one.
+const LONG_PROMPT: usize = 9;
+
+/// One query word with what it may match: itself and the catalog words it means (at
+/// points out of ten), and the actions a phrase of theirs names.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub word: String,
+    pub stemmed: String,
+    /// (term, points out of 10, how it matched)
+    pub candidates: Vec<(String, i64, &'static str)>,
+    /// Documents a phrase names.
+    pub actions: Vec<u32>,
+    /// Read from a misspelling by the typo fallback.
+    pub typo: bool,
+    /// Names a container ("in this project"): it counts for less.
+    pub context: bool,
+}
+
+impl Query {
+    pub fn new(token: &Token, action_documents: &[Option<u32>]) -> Self {
+        let context = token.role == tokens::Role::Context;
+        let (exact, synonym, how) = match (token.typo, context) {
+            (_, true) => (4, 3, "in context"),
+            (true, false) => (7, 6, "looks like"),
+            (false, false) => (10, 8, "matched"),
+        };
+        let stemmed = super::stem(&token.word);
+        let mut candidates = vec![(stemmed.clone(), exact, how)];
+        for term in &token.meaning.terms {
+            if !candidates.iter().any(|(t, ..)| t == term) {
+                candidates.push((term.clone(), synonym, "means"));
+            }
+        }
+        Self {
+            word: token.word.clone(),
+            stemmed,
+            candidates,
+            actions: token
+                .meaning
+                .actions
+                .iter()
+                .filter_map(|id| action_documents.get(*id).copied().flatten())
+                .collect(),
+            typo: token.typo,
+            context,
+        }
+    }
+
+    /// The lexicon gives the word a meaning beyond itself.
+    pub fn has_meaning(&self) -> bool {
+        self.candidates.len() > 1 || !self.actions.is_empty()
+    }
+
+    fn points_factor(&self) -> i64 {
+        self.candidates.first().map_or(10, |(_, f, _)| *f)
+    }
+}
+
+/// A request (or a clause of one) read once: its terms and its intent.
+pub struct Reading {
+    pub terms: Vec<Query>,
+    /// The stems of its words in order (stop words left out), for tag phrases.
+    pub stems: Vec<String>,
+    pub intent: Intent,
+    /// Terms the catalog knows (directly, by meaning or by a typo match): only these count
+    /// towards coverage, so names like `hotfix/crash` cost nothing.
+    pub known: usize,
+    /// Some word was read from a misspelling.
+    pub has_typos: bool,
+}
+
+/// One action's score for a reading.
+struct Scored {
+    document: u32,
+    score: i64,
+    reasons: Vec<String>,
+}
+
+impl Index {
+    /// The ranked hits for a request: the whole request, and for a long prompt each clause
+    /// on its own too; destructive actions only when asked for by verb and object.
+    pub(super) fn rank(
+        &self,
+        query: &str,
+        raw: &[String],
+        reading: &Reading,
+        explain: bool,
+    ) -> Vec<Hit> {
+        let mut scores: Vec<Scored> = self.score(reading, explain);
+        // The request is an id, a tool name or an alias.
+        if let Some((document, alias)) = self.ids.get(&query.to_lowercase()) {
+            let (score, reason) = if *alias {
+                (ALIAS, "action alias")
+            } else {
+                (EXACT_ID, "exact action id")
+            };
+            scores.retain(|s| s.document != *document);
+            scores.push(Scored {
+                document: *document,
+                score,
+                reasons: vec![reason.to_owned()],
+            });
+        }
+
+        // Long prompts: each clause is scored on its own too, earlier ones a little higher
+        // (the first thing asked for is usually the first thing to do), and clauses that
+        // say no operation lower (they tend to be context: "the pipeline on main failed").
+        if raw.len() >= LONG_PROMPT {
+            for (position, clause) in clauses(raw).iter().enumerate() {
+                let reading = self.read(clause);
+                let mut factor = (90 - 8 * position as i64).max(50);
+                if reading.intent.verbs.is_empty() {
+                    factor -= 25;
+                }
+                for mut scored in self.score(&reading, explain) {
+                    scored.score = scored.score * factor / 100;
+                    match scores.iter_mut().find(|s| s.document == scored.document) {
+                        Some(existing) if existing.score >= scored.score => {}
+                        Some(existing) => {
+                            scored.reasons.push(format!("clause {}", position + 1));
+                            *existing = scored;
+                        }
+                        None => {
+                            scored.reasons.push(format!("clause {}", position + 1));
+                            scores.push(scored);
+                        }
+                    }
+                }
+            }
+        }
+
+        for scored in &mut scores {
+            let document = &self.documents[scored.document as usize];
+            if !document.action.safety.destructive {
+                continue;
+            }
+            // A guess never recommends a destructive action: when words were misspelt, a
+            // destructive action stays only if an exactly spelt word names it. And it is
+            // offered only when the request names both its operation and its object:
+            // "delete the tag v1" never offers to delete a branch.
+            if (reading.has_typos && !names_exactly(reading, document))
+                || !asks_for(reading, document)
+            {
+                scored.score = 0;
+            }
+        }
+
+        scores.retain(|s| s.score > 0);
+        // Ties keep catalog order.
+        scores.sort_by_key(|s| (std::cmp::Reverse(s.score), s.document));
+        scores
+            .into_iter()
+            .map(|s| Hit {
+                action: self.documents[s.document as usize].action,
+                score: s.score,
+                reasons: s.reasons,
+            })
+            .collect()
+    }
+
+    /// Scores every action a reading reaches.
+    fn score(&self, reading: &Reading, explain: bool) -> Vec<Scored> {
+        let count = self.documents.len();
+        let mut points = vec![0i64; count];
+        let mut matched = vec![0i64; count];
+        let mut reasons: Vec<Vec<String>> = if explain {
+            vec![Vec::new(); count]
+        } else {
+            Vec::new()
+        };
+        let mut reached: Vec<u32> = Vec::new();
+        let mut best: Vec<i64> = vec![0; count];
+        let mut how: Vec<(usize, Option<Class>)> = vec![(0, None); count];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for term in &reading.terms {
+            for (candidate, (text, factor, _)) in term.candidates.iter().enumerate() {
+                let Some(postings) = self.postings.get(text) else {
+                    continue;
+                };
+                for (document, class) in postings {
+                    let d = *document as usize;
+                    let value = class.points() * factor / 10;
+                    if value > best[d] {
+                        if best[d] == 0 {
+                            touched.push(*document);
+                        }
+                        best[d] = value;
+                        how[d] = (candidate, Some(*class));
+                    }
+                }
+            }
+            let phrase = ACTION_PHRASE * term.points_factor() / 10;
+            for document in &term.actions {
+                let d = *document as usize;
+                if phrase > best[d] {
+                    if best[d] == 0 {
+                        touched.push(*document);
+                    }
+                    best[d] = phrase;
+                    how[d] = (0, None);
+                }
+            }
+            // A word repeated in a prompt counts once.
+            let first = seen.insert(term.stemmed.as_str());
+            for document in touched.drain(..) {
+                let d = document as usize;
+                if matched[d] == 0 {
+                    reached.push(document);
+                }
+                if first {
+                    points[d] += best[d];
+                    if explain {
+                        reasons[d].push(match how[d] {
+                            (candidate, Some(class)) => format!(
+                                "`{}` {} {}",
+                                term.word,
+                                term.candidates[candidate].2,
+                                class.name()
+                            ),
+                            (_, None) => format!("`{}` names it", term.word),
+                        });
+                    }
+                }
+                matched[d] += 1;
+                best[d] = 0;
+            }
+        }
+
+        // Tags matched as whole phrases.
+        let mut phrased: Vec<u32> = Vec::new();
+        for (at, first) in reading.stems.iter().enumerate() {
+            for (document, phrase) in self.tag_phrases.get(first).into_iter().flatten() {
+                if reading.stems[at..].starts_with(phrase) && !phrased.contains(document) {
+                    phrased.push(*document);
+                }
+            }
+        }
+
+        // Every action the words reach, and those the intent alone may reach.
+        let intent = &reading.intent;
+        let mut candidates: Vec<u32> = reached;
+        candidates.extend(&phrased);
+        for (operation, _) in &intent.verbs {
+            candidates.extend(self.by_operation.get(operation).into_iter().flatten());
+        }
+        for object in &intent.objects {
+            candidates.extend(self.by_object.get(object).into_iter().flatten());
+        }
+        for (domain, _) in &intent.referenced {
+            candidates.extend(self.by_domain.get(domain).into_iter().flatten());
+        }
+        if intent.first_person {
+            candidates.extend(&self.callers);
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+
+        let known = reading.known as i64;
+        let mut out = Vec::with_capacity(candidates.len());
+        for document in candidates {
+            let d = document as usize;
+            let mut why = if explain {
+                std::mem::take(&mut reasons[d])
+            } else {
+                Vec::new()
+            };
+            let mut score = points[d];
+            if phrased.contains(&document) {
+                score += PHRASE_BONUS;
+                if explain {
+                    why.push("phrase in its tags".to_owned());
+                }
+            }
+            let agreement = self.agreement(&self.documents[d], intent, explain.then_some(&mut why));
+            // Without a matched word, only a clear intent (the right object, a reference) counts.
+            if matched[d] == 0 && agreement < INTENT_ALONE {
+                continue;
+            }
+            score += agreement;
+            // Scale by coverage of the words the catalog knows: an action that explains every
+            // such word beats one that explains a few strongly.
+            let known = known.max(matched[d]).max(1);
+            let coverage = matched[d] * 100 / known;
+            out.push(Scored {
+                document,
+                score: score * (50 + coverage / 2) / 100,
+                reasons: why,
+            });
+        }
+        out
+    }
+
+    /// Points for agreeing (or not) with what the request asks for.
+    fn agreement(
+        &self,
+        document: &Document,
+        intent: &Intent,
+        mut reasons: Option<&mut Vec<String>>,
+    ) -> i64 {
+        let mut say = |reason: String| {
+            if let Some(reasons) = reasons.as_deref_mut() {
+                reasons.push(reason);
+            }
+        };
+        let operation = &self.lexicon.operations[document.operation];
+        let mut points = 0;
+        if !intent.verbs.is_empty() {
+            // Words may name several operations ("add" creates or updates); the operation
+            // most words name counts fully, the others in proportion.
+            let votes = intent.votes(document.operation);
+            let most = intent.verbs.iter().map(|(_, v)| *v).max().unwrap_or(1);
+            if votes > 0 {
+                points += VERB_MATCH * votes / most;
+                say(format!("asks to {operation}"));
+            } else {
+                points += VERB_MISMATCH;
+            }
+        } else {
+            match intent.implied_shape() {
+                Some(shape) if shape == document.shape => {
+                    points += IMPLIED_VERB;
+                    say(format!("implies {operation}"));
+                }
+                Some(_) => points += IMPLIED_MISMATCH,
+                None => {}
+            }
+            // Nothing named, no verb: reading one thing by its id is the less likely ask.
+            if intent.references.is_empty() && document.needs_target {
+                points += UNNAMED_TARGET;
+            }
+            if intent.question && document.action.is_mutation() {
+                points += QUESTION_MUTATION;
+            }
+        }
+        if !document.objects.is_empty() {
+            if document.objects.iter().any(|o| intent.objects.contains(o)) {
+                points += OBJECT_MATCH;
+                say("names what it works on".to_owned());
+            } else {
+                points += OBJECT_MISSING;
+            }
+        } else if !intent.objects.is_empty() {
+            // The request names a part this action does not work on (a file, a log).
+            points += OBJECT_FOREIGN;
+        }
+        let mut counted: Vec<Reference> = Vec::new();
+        for (domain, reference) in &intent.referenced {
+            if *domain != document.domain || counted.contains(reference) {
+                continue;
+            }
+            counted.push(*reference);
+            points += match reference {
+                Reference::Bang | Reference::Mention => NAMING_REFERENCE,
+                Reference::Hash => LEANING_REFERENCE,
+                _ => 0,
+            };
+        }
+        if !intent.domains.is_empty() && !intent.domains.contains(&document.domain) {
+            points += DOMAIN_FOREIGN;
+        }
+        let domain_agrees = intent.domains.is_empty() || intent.domains.contains(&document.domain);
+        if intent.references.contains(&Reference::Mention) && document.caller {
+            // `@bob` is someone else.
+            points += MENTION_NOT_CALLER;
+        }
+        match (intent.first_person, document.caller) {
+            (true, true) if domain_agrees => {
+                points += FIRST_PERSON;
+                say("about the caller".to_owned());
+            }
+            (false, true)
+                if intent.domains.contains(&document.domain) || !intent.references.is_empty() =>
+            {
+                points += NOT_FIRST_PERSON;
+            }
+            _ => {}
+        }
+        points
+    }
+}
+
+/// Whether a request names both a destructive action's operation and its object (its
+/// domain, by name, synonym or reference).
+fn asks_for(reading: &Reading, document: &Document) -> bool {
+    let verb = reading.intent.votes(document.operation) > 0;
+    let object = reading.intent.domains.contains(&document.domain)
+        || reading.terms.iter().any(|q| {
+            q.candidates.iter().any(|(term, _, _)| {
+                document
+                    .terms
+                    .get(term)
+                    .is_some_and(|class| *class == Class::Domain)
+            })
+        });
+    verb && object
+}
+
+/// Whether a request names the action's domain or object with an exact (not misspelt) word.
+fn names_exactly(reading: &Reading, document: &Document) -> bool {
+    reading
+        .terms
+        .iter()
+        .filter(|q| !q.typo && !q.context)
+        .any(|q| {
+            document
+                .terms
+                .get(&q.stemmed)
+                .is_some_and(|class| matches!(class, Class::Domain | Class::Action | Class::Tag))
+        })
+}
+
+/// Splits a long prompt into clauses at punctuation and at the words that join requests.
+fn clauses(raw: &[String]) -> Vec<Vec<String>> {
+    const JOINERS: &[&str] = &[
+        "then", "and", "so", "but", "before", "after", "once", "if", "because", "while",
+    ];
+    let mut clauses = vec![Vec::new()];
+    for word in raw {
+        let ends = word.ends_with([',', ';', '.', '?', '!', ':']);
+        if JOINERS.contains(&word.as_str()) && !clauses.last().is_some_and(Vec::is_empty) {
+            clauses.push(Vec::new());
+            continue;
+        }
+        if let Some(last) = clauses.last_mut() {
+            last.push(word.clone());
+        }
+        if ends {
+            clauses.push(Vec::new());
+        }
+    }
+    clauses.retain(|c| !c.is_empty());
+    clauses
+}

@@ -1,0 +1,120 @@
+//! Search at scale: `cargo bench --bench search [-- N ...]` builds the find index over the
+//! real catalog grown to N actions (copies of its domains under new names and paths, as
+//! `.ci/scale-rehearsal` synthesizes them, vocabulary included) and prints, per N, the
+//! time to build the index (the first find pays it) and the latency of a find over the
+//! corpus requests (both parts), without the process or the protocol around it.
+
+use std::time::{Duration, Instant};
+
+use gitlab_mcp::catalog::{self, Action, DomainInfo};
+use gitlab_mcp::search::{FindRequest, Index};
+
+const BUILDS: usize = 5;
+const ROUNDS: usize = 5;
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![catalog::ACTIONS.len(), 300, 1000]
+    } else {
+        sizes
+    };
+    let queries = queries();
+    println!("| actions | index build (median of {BUILDS}) | find p50 | find p99 | requests |");
+    println!("|---|---|---|---|---|");
+    for wanted in sizes {
+        let (actions, domains) = grown(wanted);
+        let mut builds = Vec::new();
+        let mut index = None;
+        for _ in 0..BUILDS {
+            let start = Instant::now();
+            index = Some(Index::build(
+                actions.iter().copied(),
+                &actions,
+                &domains,
+                &[&catalog::VOCABULARY],
+            ));
+            builds.push(start.elapsed());
+        }
+        let index = index.expect("built");
+        let mut finds = Vec::new();
+        for _ in 0..ROUNDS {
+            for query in &queries {
+                let start = Instant::now();
+                std::hint::black_box(index.find(&FindRequest {
+                    query: query.clone(),
+                    limit: gitlab_mcp::search::DEFAULT_LIMIT,
+                    explain: false,
+                }));
+                finds.push(start.elapsed());
+            }
+        }
+        finds.sort();
+        let at = |q: f64| finds[((finds.len() - 1) as f64 * q) as usize];
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            actions.len(),
+            ms(median(builds)),
+            ms(at(0.5)),
+            ms(at(0.99)),
+            queries.len()
+        );
+    }
+}
+
+/// The catalog, with copies of its domains (`s01_merge_request`, paths under `/s01`) until
+/// it has at least `wanted` actions.
+fn grown(wanted: usize) -> (Vec<&'static Action>, Vec<&'static DomainInfo>) {
+    let mut actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
+    let mut domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
+    let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    let mut copy = 0;
+    while actions.len() < wanted {
+        copy += 1;
+        for domain in catalog::DOMAINS {
+            if actions.len() >= wanted {
+                break;
+            }
+            let name = leak(format!("s{copy:02}_{}", domain.name));
+            domains.push(Box::leak(Box::new(DomainInfo { name, ..*domain })));
+            for action in catalog::ACTIONS.iter().filter(|a| a.domain == domain.name) {
+                actions.push(Box::leak(Box::new(Action {
+                    id: leak(format!("{name}.{}", action.name)),
+                    domain: name,
+                    path: leak(format!("/s{copy:02}{}", action.path)),
+                    aliases: &[],
+                    ..*action
+                })));
+            }
+        }
+    }
+    (actions, domains)
+}
+
+fn queries() -> Vec<String> {
+    let mut found = Vec::new();
+    for file in ["corpus.tsv", "holdout.tsv"] {
+        let path = format!("{}/tests/search/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        found.extend(
+            text.lines()
+                .skip(1)
+                .filter_map(|l| l.split('\t').next())
+                .filter(|q| !q.trim().is_empty())
+                .map(str::to_owned),
+        );
+    }
+    found
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
+}
