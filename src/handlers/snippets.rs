@@ -7,7 +7,10 @@ use crate::dispatch::{ActionError, Context};
 use super::files::raw_head;
 
 /// `snippet.raw`: the first `max_bytes` bytes, or the size of binary content.
-pub async fn snippet_raw(context: &Context, params: &raw::Params) -> Result<raw::Output, ActionError> {
+pub async fn snippet_raw(
+    context: &Context,
+    params: &raw::Params,
+) -> Result<raw::Output, ActionError> {
     let head = raw_head(context, params.request(), params.max_bytes).await?;
     Ok(raw::Output {
         snippet_id: params.snippet_id,

@@ -7,7 +7,8 @@ use crate::catalog::generated::access_token::project_create;
 use crate::dispatch::{ActionError, Context};
 
 /// What the result says next to the value.
-const SHOWN_ONCE: &str = "Store this token now: GitLab shows it only in this answer and never again.";
+const SHOWN_ONCE: &str =
+    "Store this token now: GitLab shows it only in this answer and never again.";
 
 /// `access_token.project_create`: the new token, its value registered as a log secret.
 pub async fn token_created(

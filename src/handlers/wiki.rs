@@ -8,7 +8,10 @@ use crate::dispatch::{ActionError, Context};
 use super::files::Window;
 
 /// `wiki.get`: `max_lines` lines of the page from `start_line`.
-pub async fn wiki_window(context: &Context, params: &get::Params) -> Result<get::Output, ActionError> {
+pub async fn wiki_window(
+    context: &Context,
+    params: &get::Params,
+) -> Result<get::Output, ActionError> {
     #[derive(serde::Deserialize)]
     struct Page {
         slug: String,

@@ -359,7 +359,8 @@ const FILTERS: &[&str] = &[
     "first",
     "or",
     "short",
-    "revert_diff", "wiki_slug",
+    "revert_diff",
+    "wiki_slug",
 ];
 const OPERATORS: &[&str] = &[
     "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$concat",

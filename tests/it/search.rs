@@ -170,7 +170,7 @@ fn requests_for_what_the_catalog_lacks_say_so() {
         "{missing}"
     );
     assert!(missing.contains("`tag.get`"), "{missing}");
-    let found = find("list the epics of acme");
+    let found = find("list the epics");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
         missing.starts_with("No action manages epics; the catalog covers"),
@@ -181,7 +181,7 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let outcome = gitlab_mcp::surfaces::find(
         &index,
         &FindRequest {
-            query: "list the epics of acme".into(),
+            query: "list the epics".into(),
             limit: 8,
             explain: false,
         },
