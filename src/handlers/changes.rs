@@ -1,9 +1,9 @@
-//! Changes as a file list plus one patch under a line budget: merge request diffs and
-//! comparisons between two refs share this.
+//! Changes as a file list plus one patch under a line budget: merge request diffs, a
+//! commit's diff and comparisons between two refs share this.
 
 use crate::catalog::ActionParams;
 use crate::catalog::generated::merge_request::diffs;
-use crate::catalog::generated::repository::compare as comparison;
+use crate::catalog::generated::repository::{commit_diff, compare as comparison};
 use crate::catalog::generated::types::{CommitRef, DiffFile};
 use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{Method, Request};
@@ -54,6 +54,38 @@ fn patch(files: &[DiffFile], budget: i64) -> Patch {
     }
 }
 
+/// Every page of a diff listing (100 files a page, at most `MAX_DIFF_PAGES`).
+async fn all_diffs(context: &Context, request: Request) -> Result<Vec<DiffFile>, ActionError> {
+    let mut files: Vec<DiffFile> = Vec::new();
+    let mut page = 1;
+    loop {
+        let request = request
+            .clone()
+            .set_query("per_page", "100")
+            .set_query("page", page.to_string());
+        let response = context.send(request).await?;
+        files.extend(response.items::<DiffFile>()?);
+        match response.pagination.next_page {
+            Some(next) if next <= MAX_DIFF_PAGES => page = next,
+            _ => break,
+        }
+    }
+    Ok(files)
+}
+
+/// Keeps only the file `path` names (its old or new path), or says which files there are.
+fn only_file(files: &mut Vec<DiffFile>, path: &str, what: &str) -> Result<(), ActionError> {
+    let all: Vec<String> = files.iter().map(|f| f.new_path.clone()).collect();
+    files.retain(|f| f.new_path == path || f.old_path == path);
+    if files.is_empty() {
+        return Err(ActionError::InvalidParams(format!(
+            "`file_path` {path:?} is not among the files {what} changes: {}",
+            all.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// `merge_request.diffs`: every changed file, and the patch within `max_patch_lines`.
 pub async fn merge_request_diffs(
     context: &Context,
@@ -72,29 +104,9 @@ pub async fn merge_request_diffs(
         .param(&params.merge_request_iid);
     let merge_request: MergeRequest = context.send(merge_request).await?.json()?;
 
-    let mut files: Vec<DiffFile> = Vec::new();
-    let mut page = 1;
-    loop {
-        let request = params
-            .request()
-            .set_query("per_page", "100")
-            .set_query("page", page.to_string());
-        let response = context.send(request).await?;
-        files.extend(response.items::<DiffFile>()?);
-        match response.pagination.next_page {
-            Some(next) if next <= MAX_DIFF_PAGES => page = next,
-            _ => break,
-        }
-    }
+    let mut files = all_diffs(context, params.request()).await?;
     if let Some(path) = &params.file_path {
-        let all: Vec<String> = files.iter().map(|f| f.new_path.clone()).collect();
-        files.retain(|f| &f.new_path == path || &f.old_path == path);
-        if files.is_empty() {
-            return Err(ActionError::InvalidParams(format!(
-                "`file_path` {path:?} is not among the files this merge request changes: {}",
-                all.join(", ")
-            )));
-        }
+        only_file(&mut files, path, "this merge request")?;
     }
     let patch = patch(&files, params.max_patch_lines);
     Ok(diffs::Output {
@@ -132,6 +144,42 @@ pub async fn compare(
         web_url: comparison.web_url,
         commits: comparison.commits,
         files: comparison.diffs,
+        patch: Some(patch.text).filter(|t| !t.is_empty()),
+    })
+}
+
+/// `repository.commit_diff`: the files one commit changed and its patch under the budget.
+pub async fn commit_diff(
+    context: &Context,
+    params: &commit_diff::Params,
+) -> Result<commit_diff::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct Commit {
+        short_id: String,
+        title: String,
+        web_url: Option<String>,
+    }
+    let commit = Request::new(Method::Get)
+        .segment("projects")
+        .param(&params.project_id)
+        .segment("repository")
+        .segment("commits")
+        .param(&params.sha);
+    let commit: Commit = context.send(commit).await?.json()?;
+    let mut files = all_diffs(context, params.request()).await?;
+    let total_files = files.len() as i64;
+    if let Some(path) = &params.file_path {
+        only_file(&mut files, path, "this commit")?;
+    }
+    let patch = patch(&files, params.max_patch_lines);
+    Ok(commit_diff::Output {
+        title: format!("{} {}", commit.short_id, commit.title),
+        total_files,
+        shown_files: patch.shown_files,
+        truncated: patch.truncated,
+        web_url: commit.web_url,
+        commits: Vec::new(),
+        files,
         patch: Some(patch.text).filter(|t| !t.is_empty()),
     })
 }

@@ -1,9 +1,11 @@
-//! Reading repository files: line windows of text files and byte-capped raw reads.
+//! Reading repository files: line windows of text files and of their blame, and
+//! byte-capped raw reads.
 
 use base64::Engine as _;
 
 use crate::catalog::ActionParams;
-use crate::catalog::generated::repository::{file_get, file_raw as raw};
+use crate::catalog::generated::repository::{file_blame as blame, file_get, file_raw as raw};
+use crate::catalog::generated::types::{BlameCommit, BlameRange};
 use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{ErrorKind, GitlabError, Method, PathOrId, Request};
 
@@ -83,22 +85,132 @@ pub async fn file_window(
 
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len() as i64;
-    let start = params.start_line.max(1);
-    if total > 0 && start > total {
-        return Err(ActionError::InvalidParams(format!(
-            "`start_line` {start} is past the end of the file, which has {total} lines"
-        )));
-    }
-    let end = (start + params.max_lines - 1).min(total);
-    output.total_lines = Some(total);
-    if total > 0 {
+    let window = Window::of(lines.len() as i64, params.start_line, params.max_lines)?;
+    output.total_lines = Some(window.total);
+    if let Some((start, end)) = window.shown {
         output.start_line = Some(start);
         output.end_line = Some(end);
         output.content = Some(lines[(start - 1) as usize..end as usize].join("\n"));
     }
-    output.truncated = start > 1 || end < total;
-    output.next_start_line = (end < total).then_some(end + 1);
+    output.truncated = window.truncated;
+    output.next_start_line = window.next;
+    Ok(output)
+}
+
+/// The lines of a file a read shows: `max_lines` from `start_line` (1-based).
+pub(super) struct Window {
+    pub total: i64,
+    /// First and last line shown; none for an empty file.
+    pub shown: Option<(i64, i64)>,
+    pub truncated: bool,
+    pub next: Option<i64>,
+}
+
+impl Window {
+    pub fn of(total: i64, start_line: i64, max_lines: i64) -> Result<Self, ActionError> {
+        let start = start_line.max(1);
+        if total > 0 && start > total {
+            return Err(ActionError::InvalidParams(format!(
+                "`start_line` {start} is past the end of the file, which has {total} lines"
+            )));
+        }
+        let end = (start + max_lines - 1).min(total);
+        Ok(Self {
+            total,
+            shown: (total > 0).then_some((start, end)),
+            truncated: start > 1 || end < total,
+            next: (end < total).then_some(end + 1),
+        })
+    }
+}
+
+/// `repository.file_blame`: the same window as `file_window`, each line with the commit
+/// that last changed it. GitLab answers ranges of consecutive lines per commit; the
+/// window cuts the ranges at its edges.
+pub async fn file_blame(
+    context: &Context,
+    params: &blame::Params,
+) -> Result<blame::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct Range {
+        commit: Commit,
+        lines: Vec<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Commit {
+        id: String,
+        message: Option<String>,
+        author_name: Option<String>,
+        authored_date: Option<String>,
+    }
+
+    let git_ref = match &params.r#ref {
+        Some(git_ref) => git_ref.clone(),
+        None => default_branch(context, &params.project_id).await?,
+    };
+    let request = params.request().set_query("ref", git_ref.clone());
+    let ranges: Vec<Range> = context.send(request).await?.items()?;
+    let total: i64 = ranges.iter().map(|r| r.lines.len() as i64).sum();
+    let window = Window::of(total, params.start_line, params.max_lines)?;
+    let mut output = blame::Output {
+        file_path: params.file_path.clone(),
+        r#ref: git_ref,
+        total_lines: total,
+        start_line: None,
+        end_line: None,
+        truncated: window.truncated,
+        next_start_line: window.next,
+        ranges: Vec::new(),
+        content: None,
+    };
+    let Some((start, end)) = window.shown else {
+        return Ok(output);
+    };
+    output.start_line = Some(start);
+    output.end_line = Some(end);
+    let width = end.to_string().len();
+    let mut content = String::new();
+    let mut first = 1;
+    for range in &ranges {
+        let last = first + range.lines.len() as i64 - 1;
+        let (from, to) = (first.max(start), last.min(end));
+        if from <= to {
+            let commit = BlameCommit {
+                id: range.commit.id.clone(),
+                title: range
+                    .commit
+                    .message
+                    .as_deref()
+                    .and_then(|m| m.lines().next())
+                    .map(str::to_owned),
+                author_name: range.commit.author_name.clone(),
+                authored_date: range.commit.authored_date.clone(),
+            };
+            // One header line per range, then its lines numbered: the Markdown shows who
+            // changed what without a table per line.
+            let short: String = commit.id.chars().take(8).collect();
+            content.push_str(&format!(
+                "── {short} {}, {}: {}\n",
+                commit.author_name.as_deref().unwrap_or("unknown author"),
+                commit
+                    .authored_date
+                    .as_deref()
+                    .map(|d| d.get(..10).unwrap_or(d))
+                    .unwrap_or("undated"),
+                commit.title.as_deref().unwrap_or("")
+            ));
+            for (number, line) in (from..=to).zip(&range.lines[(from - first) as usize..]) {
+                content.push_str(&format!("{number:>width$}  {line}\n"));
+            }
+            output.ranges.push(BlameRange {
+                start_line: from,
+                end_line: to,
+                commit,
+            });
+        }
+        first = last + 1;
+    }
+    output.content = Some(content.trim_end().to_owned());
     Ok(output)
 }
 
@@ -110,20 +222,50 @@ pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Ou
         Some(git_ref) => git_ref.clone(),
         None => default_branch(context, &params.project_id).await?,
     };
-    let max = params.max_bytes.max(1) as usize;
-    let request = params.request().set_query("ref", git_ref.clone()).raw();
+    let request = params.request().set_query("ref", git_ref.clone());
+    let head = raw_head(context, request, params.max_bytes).await?;
+    Ok(raw::Output {
+        file_path: params.file_path.clone(),
+        r#ref: git_ref,
+        size: head.size,
+        shown_bytes: head.shown,
+        truncated: head.truncated(),
+        binary: head.binary,
+        content: head.content,
+    })
+}
+
+/// The start of a raw body, at most `max_bytes` of it, and what is known of the rest.
+pub(super) struct RawHead {
+    pub size: i64,
+    pub shown: i64,
+    pub binary: bool,
+    pub content: Option<String>,
+}
+
+impl RawHead {
+    pub fn truncated(&self) -> bool {
+        !self.binary && self.shown < self.size
+    }
+}
+
+/// Reads the first `max_bytes` of a raw body (a `Range` request; never more kept), its
+/// whole size, and whether it is binary; a character is never cut in half.
+pub(super) async fn raw_head(
+    context: &Context,
+    request: Request,
+    max_bytes: i64,
+) -> Result<RawHead, ActionError> {
+    let max = max_bytes.max(1) as usize;
     // One byte more than shown, to know whether there is more.
     let range = [("Range", format!("bytes=0-{max}"))];
-    let mut stream = match context.open(request, &range).await {
+    let mut stream = match context.open(request.raw(), &range).await {
         Ok(stream) => stream,
         // An empty file has no byte 0 to give.
         Err(error) if error.status == Some(416) => {
-            return Ok(raw::Output {
-                file_path: params.file_path.clone(),
-                r#ref: git_ref,
+            return Ok(RawHead {
                 size: 0,
-                shown_bytes: 0,
-                truncated: false,
+                shown: 0,
                 binary: false,
                 content: None,
             });
@@ -165,12 +307,9 @@ pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Ou
         shown = cut as i64;
         content = Some(String::from_utf8_lossy(&head[..cut]).into_owned());
     }
-    Ok(raw::Output {
-        file_path: params.file_path.clone(),
-        r#ref: git_ref,
+    Ok(RawHead {
         size,
-        shown_bytes: shown,
-        truncated: !binary && shown < size,
+        shown,
         binary,
         content: content.filter(|c| !c.is_empty()),
     })

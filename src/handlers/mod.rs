@@ -17,6 +17,12 @@
 //! | `artifact_file`, `artifact_file_by_ref` | `job.artifact_file`, `job.artifact_file_by_ref` | `artifact_path` keeps its slashes (GitLab's `*artifact_path`); a streamed line window, binary detection |
 //! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_update` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
 //! | `diff_position` | `merge_request.discussion_create`, `.draft_note_create` | a line comment is asked for as file + line + side; GitLab wants a `position` from the diff refs with old and new line numbers, and a clear refusal when the line is not in the diff |
+//! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
+//! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
+//! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
+//! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
+//! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
+//! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
 mod changes;
@@ -26,6 +32,10 @@ mod log_focus;
 mod test_report;
 mod milestones;
 mod positions;
+mod snippets;
+mod tokens;
+mod wiki;
+mod writes;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -95,6 +105,13 @@ handlers! {
         artifacts_list => artifacts::artifacts_list,
         artifact_file => artifacts::artifact_file,
         artifact_file_by_ref => artifacts::artifact_file_by_ref,
+        file_blame => files::file_blame,
+        commit_diff => changes::commit_diff,
+        file_update => writes::file_update,
+        commit_create => writes::commit_create,
+        wiki_window => wiki::wiki_window,
+        token_created => tokens::token_created,
+        snippet_raw => snippets::snippet_raw,
     }
     plan {
         milestone_by_reference => milestones::by_reference,

@@ -13,7 +13,7 @@ use rawzip::{CompressionMethod, ZipArchiveWriter};
 use serde_json::{Map, Value, json};
 
 use super::engine::{Answer, Call};
-use super::routes::file_bytes;
+use super::repository::file_bytes;
 use super::store::{Ancestor, Failure, Outcome, Store, get_path, text};
 
 const NO_ARTIFACTS: &str = "404 Not Found";

@@ -75,10 +75,10 @@ pub struct Call<'a> {
     pub ancestors: Vec<Ancestor>,
     /// The path's collection (`projects/merge_requests`), for generic routes.
     pub collection: String,
+    /// The path's parameters as sent (`{"file_path": "src/main.rs"}`), decoded.
+    pub path: Map<String, Value>,
     pub query: &'a Query,
     pub body: &'a Map<String, Value>,
-    /// The path's parameters as sent (`ref`, `artifact_path`), records or not.
-    pub path: Map<String, Value>,
 }
 
 impl Call<'_> {
@@ -122,17 +122,20 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
     if let Some(refusal) = instance::refusal(store, action, &user, token) {
         return Err(refusal);
     }
-    let (collection, ancestors) = walk(store, action, &params, &user)?;
+    let behaviour = behaviour::of(action.id);
+    // A hand-written route finds what its path names itself: a file about to be created
+    // has no record yet.
+    let lenient = behaviour.route.is_some();
+    let (collection, ancestors) = walk(store, action, &params, &user, lenient)?;
     let call = Call {
         action,
         user,
         ancestors,
         collection,
+        path: params,
         query: &incoming.query,
         body: &incoming.body,
-        path: params,
     };
-    let behaviour = behaviour::of(action.id);
     if let Some(name) = &behaviour.route {
         let route = routes::ROUTES
             .iter()
@@ -220,15 +223,22 @@ fn discriminates(discriminator: &Map<String, Value>, params: &Map<String, Value>
 }
 
 /// Resolves every path parameter to its record, outermost first, and names the path's
-/// collection. A missing or invisible record answers 404 as GitLab does.
+/// collection. A missing or invisible record answers 404 as GitLab does, unless `lenient`
+/// (a route): then a missing innermost record is left out for the route to judge.
 fn walk(
     store: &Store,
     action: &Action,
     params: &Map<String, Value>,
     user: &Value,
+    lenient: bool,
 ) -> Outcome<(String, Vec<Ancestor>)> {
     let mut literals: Vec<&str> = Vec::new();
     let mut ancestors = Vec::new();
+    let innermost = action
+        .path
+        .rsplit_once('{')
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .map(|(name, _)| name);
     for part in action.path.trim_start_matches('/').split('/') {
         let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) else {
             literals.push(part);
@@ -239,9 +249,11 @@ fn walk(
             continue;
         }
         let value = params.get(name).and_then(Value::as_str).unwrap_or_default();
-        let record = store
-            .find(&collection, &ancestors, value)
-            .ok_or_else(|| Failure::new(404, store.spec(&collection).not_found))?;
+        let record = match store.find(&collection, &ancestors, value) {
+            Some(record) => record,
+            None if lenient && innermost == Some(name) => continue,
+            None => return Err(Failure::new(404, store.spec(&collection).not_found)),
+        };
         if collection == "projects" && !store.visible_project(&record, user) {
             return Err(Failure::new(404, store.spec(&collection).not_found));
         }
@@ -286,6 +298,7 @@ impl Run {
             ("path", Value::Object(call.path.clone())),
             ("external_url", json!(store.external_url)),
             ("external_host", json!(host)),
+            ("path", Value::Object(call.path.clone())),
         ] {
             run.scope.bind(name, value);
         }
@@ -425,10 +438,16 @@ impl Run {
                 }
                 .into_bytes(),
             ),
-            Shape::Page => Answer::Page(Page::of(
-                body.as_array().cloned().unwrap_or_default(),
-                call.query,
-            )),
+            // A computed list is filtered by the query as any list is, then paged.
+            Shape::Page => {
+                let items = body.as_array().cloned().unwrap_or_default();
+                Answer::Page(store.page(
+                    &collection,
+                    items.iter().collect(),
+                    call.query,
+                    &call.user,
+                ))
+            }
         })
     }
 

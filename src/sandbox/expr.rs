@@ -163,6 +163,11 @@ impl Scope {
             // a month of 4 weeks) to seconds, and back.
             "seconds" => json!(parse_duration(&text(&value)).unwrap_or(0)),
             "human_time" => json!(human_time(number(&value))),
+            // A wiki page's slug: its title with spaces as hyphens, case and `/` kept.
+            "wiki_slug" => json!(text(&value).trim().replace(' ', "-")),
+            // A commit's short id: the first 8 characters.
+            "short" => json!(text(&value).chars().take(8).collect::<String>()),
+            "revert_diff" => json!(revert_diff(&text(&value))),
             "not" => json!(!truthy(&value)),
             "first" => value
                 .as_array()
@@ -271,6 +276,16 @@ impl Scope {
                 )
             }
             "$count" => json!(self.eval(store, argument).as_array().map_or(0, Vec::len)),
+            "$concat" => Value::Array(
+                values()
+                    .into_iter()
+                    .flat_map(|v| match v {
+                        Value::Array(items) => items,
+                        Value::Null => Vec::new(),
+                        single => vec![single],
+                    })
+                    .collect(),
+            ),
             "$merge" => {
                 let mut out = Map::new();
                 for value in values() {
@@ -394,10 +409,13 @@ const FILTERS: &[&str] = &[
     "or",
     "seconds",
     "human_time",
+    "short",
+    "revert_diff",
+    "wiki_slug",
 ];
 const OPERATORS: &[&str] = &[
     "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$filter", "$group",
-    "$count",
+    "$count", "$concat",
 ];
 /// Operators that work on a field's current value, in `set` only.
 const UPDATES: &[&str] = &["$inc", "$push", "$pull", "$unset"];
@@ -614,6 +632,32 @@ pub fn slug(name: &str) -> String {
         }
     }
     out.trim_end_matches('-').to_owned()
+}
+
+/// A unified diff undone: added lines become removed ones and back, each hunk's old and
+/// new ranges swap (what a revert commit's diff shows).
+pub fn revert_diff(diff: &str) -> String {
+    let mut out = String::new();
+    for line in diff.lines() {
+        let undone = if let Some(header) = line.strip_prefix("@@ -") {
+            match header
+                .split_once(" +")
+                .and_then(|(old, rest)| rest.split_once(" @@").map(|(new, tail)| (old, new, tail)))
+            {
+                Some((old, new, tail)) => format!("@@ -{new} +{old} @@{tail}"),
+                None => line.to_owned(),
+            }
+        } else if let Some(added) = line.strip_prefix('+') {
+            format!("-{added}")
+        } else if let Some(removed) = line.strip_prefix('-') {
+            format!("+{removed}")
+        } else {
+            line.to_owned()
+        };
+        out.push_str(&undone);
+        out.push('\n');
+    }
+    out
 }
 
 /// A stable 40-hex id derived from a seed text (tree entries, merge commits).

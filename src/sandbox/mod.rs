@@ -14,6 +14,7 @@ mod engine;
 mod expr;
 mod http;
 mod instance;
+mod repository;
 mod routes;
 mod seed;
 mod store;

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::engine::{Answer, Call};
 use super::expr::fake_sha;
-use super::store::{Ancestor, Failure, Outcome, Page, Store, text};
+use super::repository::{self, file_at, file_bytes, files_at, project_scope};
+use super::store::{Failure, Outcome, Page, Store, text};
 
 /// A hand-written route and why it is not data.
 pub struct Route {
@@ -60,15 +61,18 @@ pub const ROUTES: &[Route] = &[
         reason: "The test report's counts per suite and overall, with the jobs behind each suite, computed as for the report.",
         run: super::ci_routes::test_report_summary,
     },
+    // --- org (issue 12)
+    Route {
+        name: "commit",
+        reason: "A commit applies file changes (create, update, delete, move, chmod) to the branch's versions of the files, checks each against GitLab's refusals (exists, missing, changed since `last_commit_id`), computes the diffs from the bytes and moves the branch head.",
+        run: repository::commit,
+    },
+    Route {
+        name: "blame",
+        reason: "Blame attributes each line of the file at a ref to the newest commit whose diff added it, and groups consecutive lines by commit.",
+        run: repository::blame,
+    },
 ];
-
-fn project_scope(call: &Call<'_>) -> Vec<Ancestor> {
-    call.ancestors
-        .iter()
-        .filter(|a| a.collection == "projects")
-        .cloned()
-        .collect()
-}
 
 fn default_branch(call: &Call<'_>) -> String {
     call.project()
@@ -77,7 +81,11 @@ fn default_branch(call: &Call<'_>) -> String {
         .to_owned()
 }
 
-fn resolve_commit(store: &Store, ancestors: &[Ancestor], reference: &str) -> Option<Value> {
+fn resolve_commit(
+    store: &Store,
+    ancestors: &[super::store::Ancestor],
+    reference: &str,
+) -> Option<Value> {
     store.find("projects/repository/commits", ancestors, reference)
 }
 
@@ -87,11 +95,7 @@ fn page_of(items: Vec<Value>, call: &Call<'_>) -> Answer {
 
 /// A ref must name a branch or a commit for file and tree reads.
 fn check_ref(store: &Store, call: &Call<'_>, not_found: &str) -> Outcome<String> {
-    let reference = call
-        .query
-        .get("ref")
-        .map(str::to_owned)
-        .unwrap_or_else(|| default_branch(call));
+    let reference = repository::reference(call);
     match resolve_commit(store, &project_scope(call), &reference) {
         Some(_) => Ok(reference),
         None => Err(Failure::new(404, not_found.to_owned())),
@@ -112,8 +116,9 @@ fn tree(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     } else {
         format!("{base}/")
     };
+    let reference = repository::reference(call);
     let mut entries: Vec<(String, &'static str)> = Vec::new();
-    for file in store.scoped("projects/repository/files", &project_scope(call)) {
+    for file in files_at(store, &project_scope(call), &reference) {
         let path = file["file_path"].as_str().unwrap_or_default();
         let Some(rest) = path.strip_prefix(&prefix) else {
             continue;
@@ -148,34 +153,12 @@ fn tree(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     Ok(page_of(items, call))
 }
 
-/// The bytes of a seeded file: literal text, base64, or generated lines.
-pub fn file_bytes(file: &Value) -> Vec<u8> {
-    if let Some(text) = file["content"].as_str() {
-        return text.as_bytes().to_vec();
-    }
-    if let Some(encoded) = file["content_base64"].as_str() {
-        return base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .unwrap_or_default();
-    }
-    if let Some(generate) = file.get("_generate") {
-        let count = generate["count"].as_u64().unwrap_or(0);
-        let line = generate["line"].as_str().unwrap_or("{n}");
-        let lines: Vec<String> = (1..=count)
-            .map(|n| line.replace("{n}", &n.to_string()))
-            .collect();
-        return lines.join("\n").into_bytes();
-    }
-    Vec::new()
-}
-
 fn file(store: &mut Store, call: &Call<'_>, raw: bool) -> Outcome<Answer> {
     let reference = check_ref(store, call, "404 File Not Found")?;
-    let file = &call
-        .target()
-        .ok_or_else(|| Failure::new(404, "404 File Not Found"))?
-        .record;
-    let bytes = file_bytes(file);
+    let path = call.path.get("file_path").map(text).unwrap_or_default();
+    let file = file_at(store, &project_scope(call), &path, &reference)
+        .ok_or_else(|| Failure::new(404, "404 File Not Found"))?;
+    let bytes = file_bytes(&file);
     if raw {
         return Ok(Answer::Text(bytes));
     }

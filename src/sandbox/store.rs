@@ -353,7 +353,7 @@ impl Store {
             return self.visible_project(record, user);
         }
         if self.spec(collection).parents.is_empty()
-            && let Some(project_id) = record.get("project_id")
+            && let Some(project_id) = record.get("project_id").filter(|id| !id.is_null())
         {
             return self
                 .all("projects")
@@ -620,7 +620,8 @@ fn filter(
     match key {
         "page" | "per_page" | "order_by" | "sort" | "with_stats" | "statistics" | "simple"
         | "include_retried" => true,
-        "search" => {
+        // Members lists call their text filter `query`.
+        "search" | "query" => {
             let needle = value.to_lowercase();
             let fields: Vec<String> = if spec.search.is_empty() {
                 vec!["title".into(), "name".into()]
@@ -649,7 +650,8 @@ fn filter(
                 .filter(|l| !l.is_empty())
                 .all(|wanted| have.iter().any(|l| l.eq_ignore_ascii_case(wanted)))
         }
-        "state" if value == "all" => true,
+        // `all` is GitLab's word for no filter (`state=all`, `type=all` for a commit's refs).
+        "state" | "type" if value == "all" => true,
         "scope" | "scope[]" => match value {
             "created_by_me" | "created-by-me" => has_user("author", username),
             "assigned_to_me" | "assigned-to-me" => {
@@ -690,7 +692,7 @@ fn filter(
                 .and_then(Value::as_str)
                 == Some(value)
         }
-        "active" => {
+        "active" if record.get("state").is_some() => {
             value != "true" || record.get("state").and_then(Value::as_str) == Some("active")
         }
         "ref_name" => record

@@ -88,6 +88,11 @@ async fn the_community_edition_hides_every_paid_tier() {
         .filter(|a| a.requires.tier > Tier::Free)
         .map(|a| a.id)
         .collect();
+    // Group wikis (Premium) at least: without a paid action this test proves nothing.
+    assert!(
+        paid.contains(&"wiki.group_list"),
+        "no paid-tier action to hide: {paid:?}"
+    );
     for surface in ["individual", "meta", "dynamic"] {
         let ce = client(&[("TOOL_SURFACE", surface), ("GITLAB_SANDBOX_EDITION", "ce")]).await;
         let manifest = ce

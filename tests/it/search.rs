@@ -140,7 +140,7 @@ fn destructive_actions_need_their_verb_and_object() {
     for query in [
         "delete the tag v1",
         "open issues labelled bug",
-        "delete the wiki page Home",
+        "delete the epic 3 of acme",
     ] {
         let found = find(query);
         let offered: Vec<&str> = found
@@ -155,6 +155,10 @@ fn destructive_actions_need_their_verb_and_object() {
         find("delete the branch feature/x").hits[0].action.id,
         "branch.delete"
     );
+    assert_eq!(
+        find("delete the wiki page Home").hits[0].action.id,
+        "wiki.delete"
+    );
 }
 
 #[test]
@@ -166,10 +170,10 @@ fn requests_for_what_the_catalog_lacks_say_so() {
         "{missing}"
     );
     assert!(missing.contains("`tag.get`"), "{missing}");
-    let found = find("list the wiki pages of acme/api");
+    let found = find("list the epics");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
-        missing.starts_with("No action manages wiki pages; the catalog covers"),
+        missing.starts_with("No action manages epics; the catalog covers"),
         "{missing}"
     );
     // Over MCP, the same sentence is in the find answer's text.
@@ -177,13 +181,13 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let outcome = gitlab_mcp::surfaces::find(
         &index,
         &FindRequest {
-            query: "list the wiki pages of acme/api".into(),
+            query: "list the epics".into(),
             limit: 8,
             explain: false,
         },
     );
     assert!(
-        outcome.text.contains("No action manages wiki pages"),
+        outcome.text.contains("No action manages epics"),
         "{}",
         outcome.text
     );
