@@ -113,7 +113,27 @@ impl Schemas {
                     .types
                     .extend(types.iter().filter_map(Value::as_str).map(normal_type));
             }
-            _ => {}
+            // An `enum` without a `type` (deploy token `scopes` items) allows the types of
+            // its values.
+            _ => {
+                for allowed in value
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let ty = match allowed {
+                        Value::String(_) => "string",
+                        Value::Bool(_) => "boolean",
+                        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+                        Value::Number(_) => "number",
+                        Value::Null => "null",
+                        Value::Array(_) => "array",
+                        Value::Object(_) => "object",
+                    };
+                    shape.types.insert(ty.to_owned());
+                }
+            }
         }
         if value.get("additionalProperties") == Some(&Value::Bool(false)) {
             shape.closed = true;
