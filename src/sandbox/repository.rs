@@ -157,9 +157,9 @@ fn change_of(map: &Map<String, Value>, kind: Kind, path: String) -> Outcome<Chan
         previous: string(map, "previous_path"),
         content: content(map)?,
         last_commit_id: string(map, "last_commit_id"),
-        executable: map.get("execute_filemode").and_then(|v| match v {
-            Value::Bool(flag) => Some(*flag),
-            other => Some(text(other) == "true"),
+        executable: map.get("execute_filemode").map(|v| match v {
+            Value::Bool(flag) => *flag,
+            other => text(other) == "true",
         }),
     })
 }
