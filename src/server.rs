@@ -125,6 +125,23 @@ impl GitlabServer {
         }
     }
 
+    /// Fits the catalog, then builds the search index of the dynamic surface off the async
+    /// runtime, so that the first `gitlab_find_action` does not pay for it (at 1,000 actions
+    /// building it takes longer than a search). A find that arrives first builds it itself;
+    /// the index is built once either way.
+    pub async fn prepare(&self) {
+        self.fitted().await;
+        if let (Access::Fixed { view, .. }, SurfaceKind::Dynamic) =
+            (&self.inner.access, self.inner.kind)
+        {
+            let view = view.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                view.index();
+            })
+            .await;
+        }
+    }
+
     /// The dispatcher and view this request runs with: the process's, or those of the
     /// request's own caller. Over HTTP a request without a caller is refused, never run
     /// with another request's credentials.
@@ -446,10 +463,10 @@ pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyh
     use rmcp::ServiceExt;
     let wire =
         crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
-    // Learn the instance and token while the client initializes; requests that need the
-    // fitted catalog wait for it.
+    // Learn the instance and token while the client initializes (requests that need the
+    // fitted catalog wait for it), then build the search index before the first find.
     let early = server.clone();
-    tokio::spawn(async move { early.fitted().await });
+    tokio::spawn(async move { early.prepare().await });
     let running = server.serve(wire).await.map_err(|error| {
         anyhow::anyhow!(
             "no MCP session ({error}): gitlab-mcp talks JSON-RPC with an MCP client over stdin and stdout, and the first message must be an `initialize` request. To try it by hand: `gitlab-mcp demo`; every command: `gitlab-mcp --help`."
