@@ -22,8 +22,12 @@ const children = [];
 
 /** Starts the binary and resolves with the first URL it prints on `stream`. */
 function start(args, env, stream) {
+  // No token of the environment's: each request brings its own.
+  const inherited = { ...process.env };
+  delete inherited.GITLAB_TOKEN;
+  delete inherited.GITLAB_MCP_SHARED_TOKEN;
   const child = spawn(binary, args, {
-    env: { ...process.env, GITLAB_TOKEN: "", GITLAB_MCP_SHARED_TOKEN: "", ...env },
+    env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
