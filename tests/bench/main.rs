@@ -368,7 +368,7 @@ fn search() -> (Duration, Duration, f64, f64, usize) {
     let rows: Vec<(String, Vec<String>)> = corpus
         .lines()
         .skip(1)
-        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
             let columns: Vec<&str> = l.split('\t').collect();
             (
