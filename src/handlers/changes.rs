@@ -54,9 +54,13 @@ fn patch(files: &[DiffFile], budget: i64) -> Patch {
     }
 }
 
-/// Every page of a diff listing (100 files a page, at most `MAX_DIFF_PAGES`).
-async fn all_diffs(context: &Context, request: Request) -> Result<Vec<DiffFile>, ActionError> {
-    let mut files: Vec<DiffFile> = Vec::new();
+/// Every page of a diff listing (100 files a page, at most `MAX_DIFF_PAGES`), each file
+/// read as `T` (the full `DiffFile` here, what a line position needs in `positions.rs`).
+pub(super) async fn all_diffs<T: serde::de::DeserializeOwned>(
+    context: &Context,
+    request: Request,
+) -> Result<Vec<T>, ActionError> {
+    let mut files: Vec<T> = Vec::new();
     let mut page = 1;
     loop {
         let request = request
@@ -64,7 +68,7 @@ async fn all_diffs(context: &Context, request: Request) -> Result<Vec<DiffFile>,
             .set_query("per_page", "100")
             .set_query("page", page.to_string());
         let response = context.send(request).await?;
-        files.extend(response.items::<DiffFile>()?);
+        files.extend(response.items::<T>()?);
         match response.pagination.next_page {
             Some(next) if next <= MAX_DIFF_PAGES => page = next,
             _ => break,

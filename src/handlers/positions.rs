@@ -12,9 +12,6 @@ use crate::catalog::{Action, Plan};
 use crate::dispatch::{ActionError, Context, decode};
 use crate::gitlab::Request;
 
-/// The most diff pages read to find the file (100 files a page).
-const MAX_DIFF_PAGES: i64 = 10;
-
 /// The path segment whose following parameter is the merge request.
 const MERGE_REQUESTS: &str = "merge_requests";
 
@@ -161,21 +158,8 @@ async fn position(
                     .into(),
             )
         })?;
-    let mut files: Vec<DiffFile> = Vec::new();
-    let mut page = 1;
-    loop {
-        let request = merge_request
-            .clone()
-            .segment("diffs")
-            .set_query("per_page", "100")
-            .set_query("page", page.to_string());
-        let response = context.send(request).await?;
-        files.extend(response.items::<DiffFile>()?);
-        match response.pagination.next_page {
-            Some(next) if next <= MAX_DIFF_PAGES => page = next,
-            _ => break,
-        }
-    }
+    let files: Vec<DiffFile> =
+        super::changes::all_diffs(context, merge_request.clone().segment("diffs")).await?;
     let Some(file) = files
         .iter()
         .find(|f| f.new_path == file_path || f.old_path == file_path)
