@@ -21,7 +21,7 @@ pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, R
 pub use template::{fill, fill_uri};
 pub use vocabulary::{ActionVocabulary, DomainVocabulary, Vocabulary, WordList};
 
-use crate::gitlab::Method;
+use crate::gitlab::{Method, Request, WireValue};
 
 pub mod generated {
     //! The code `build.rs` generates from `actions/*.yaml` (`cargo run -- codegen` prints it).
@@ -586,6 +586,13 @@ impl Action {
         requires: Requires::ANYONE,
         vocabulary: ActionVocabulary::of(""),
     };
+
+    /// This action's request: its method and path, each `{placeholder}` of the path filled
+    /// by the next of `path_params`. A generated `Params::request` starts here, so method and
+    /// path are written once, in the entry.
+    pub fn request(&self, path_params: &[&dyn WireValue]) -> Request {
+        Request::new(self.method).at(self.path, path_params)
+    }
 
     pub fn content_kind(&self) -> ContentKind {
         match (self.safety.read_only, self.result) {

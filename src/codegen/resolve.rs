@@ -234,6 +234,17 @@ pub enum FieldType {
     List(Box<FieldType>),
 }
 
+impl FieldType {
+    /// The entity type this field holds, directly or as a list's items.
+    pub fn entity_name(&self) -> Option<&str> {
+        match self {
+            Self::Entity(name) => Some(name),
+            Self::List(inner) => inner.entity_name(),
+            Self::String | Self::Integer | Self::Number | Self::Boolean => None,
+        }
+    }
+}
+
 /// Type names generated code already uses: what `src/prelude.rs` exports, the items every
 /// action module declares, and the std prelude's. An entity or enum type of one of these
 /// names would shadow it. (A test keeps this list in step with the prelude.)

@@ -94,13 +94,6 @@ pub mod types {
         gitlab_schema: None,
     };
 
-    /// A key and a number, read from an object's entries.
-    #[derive(Debug, Clone, ::serde::Deserialize, ::serde::Serialize)]
-    pub struct Share {
-        pub key: String,
-        pub percent: f64,
-    }
-
     /// How `Share` is read from GitLab and shown.
     pub static SHARE: Entity = Entity {
         name: "Share",
@@ -119,15 +112,6 @@ pub mod types {
         ],
         gitlab_schema: None,
     };
-
-    /// A saved link, in the domain that only the fixture has.
-    #[derive(Debug, Clone, ::serde::Deserialize, ::serde::Serialize)]
-    pub struct Bookmark {
-        pub id: i64,
-        pub title: String,
-        pub url: Option<String>,
-        pub pinned: Option<bool>,
-    }
 
     /// How `Bookmark` is read from GitLab and shown.
     pub static BOOKMARK: Entity = Entity {
@@ -289,14 +273,10 @@ pub mod bookmark {
     pub mod list {
         use crate::prelude::*;
 
-        /// Parameters of `bookmark.list`.
         #[derive(Debug)]
         pub struct Params {
-            /// Text in the title or the link.
             pub search: Option<String>,
-            /// Page number, from 1.
             pub page: Option<i64>,
-            /// Items per page (1-100).
             pub per_page: i64,
         }
 
@@ -311,8 +291,8 @@ pub mod bookmark {
 
             /// Builds `GET /bookmarks`.
             fn request(&self) -> Request {
-                Request::new(Method::Get)
-                    .at("/bookmarks", &[])
+                super::super::ACTIONS[0]
+                    .request(&[])
                     .query("search", &self.search)
                     .query("page", &self.page)
                     .query("per_page", &self.per_page)
@@ -324,10 +304,8 @@ pub mod bookmark {
     pub mod get {
         use crate::prelude::*;
 
-        /// Parameters of `bookmark.get`.
         #[derive(Debug)]
         pub struct Params {
-            /// The bookmark's id.
             pub bookmark_id: i64,
         }
 
@@ -340,8 +318,7 @@ pub mod bookmark {
 
             /// Builds `GET /bookmarks/{bookmark_id}`.
             fn request(&self) -> Request {
-                Request::new(Method::Get)
-                    .at("/bookmarks/{bookmark_id}", &[&self.bookmark_id])
+                super::super::ACTIONS[1].request(&[&self.bookmark_id])
             }
         }
     }
@@ -350,12 +327,9 @@ pub mod bookmark {
     pub mod create {
         use crate::prelude::*;
 
-        /// Parameters of `bookmark.create`.
         #[derive(Debug)]
         pub struct Params {
-            /// The link.
             pub url: String,
-            /// A title; the page's own by default.
             pub title: Option<String>,
         }
 
@@ -369,8 +343,8 @@ pub mod bookmark {
 
             /// Builds `POST /bookmarks`.
             fn request(&self) -> Request {
-                Request::new(Method::Post)
-                    .at("/bookmarks", &[])
+                super::super::ACTIONS[2]
+                    .request(&[])
                     .body("url", &self.url)
                     .body("title", &self.title)
             }
@@ -381,10 +355,8 @@ pub mod bookmark {
     pub mod pin {
         use crate::prelude::*;
 
-        /// Parameters of `bookmark.pin`.
         #[derive(Debug)]
         pub struct Params {
-            /// The bookmark's id.
             pub bookmark_id: i64,
         }
 
@@ -397,8 +369,7 @@ pub mod bookmark {
 
             /// Builds `POST /bookmarks/{bookmark_id}/pin`.
             fn request(&self) -> Request {
-                Request::new(Method::Post)
-                    .at("/bookmarks/{bookmark_id}/pin", &[&self.bookmark_id])
+                super::super::ACTIONS[3].request(&[&self.bookmark_id])
             }
         }
     }
@@ -407,7 +378,6 @@ pub mod bookmark {
     pub mod shelf_list {
         use crate::prelude::*;
 
-        /// Parameters of `bookmark.shelf_list`.
         #[derive(Debug)]
         pub struct Params {}
 
@@ -418,7 +388,7 @@ pub mod bookmark {
 
             /// Builds `GET /bookmarks/shelves`.
             fn request(&self) -> Request {
-                Request::new(Method::Get).at("/bookmarks/shelves", &[])
+                super::super::ACTIONS[4].request(&[])
             }
         }
     }
@@ -427,10 +397,8 @@ pub mod bookmark {
     pub mod delete {
         use crate::prelude::*;
 
-        /// Parameters of `bookmark.delete`.
         #[derive(Debug)]
         pub struct Params {
-            /// The bookmark's id.
             pub bookmark_id: i64,
         }
 
@@ -443,8 +411,7 @@ pub mod bookmark {
 
             /// Builds `DELETE /bookmarks/{bookmark_id}`.
             fn request(&self) -> Request {
-                Request::new(Method::Delete)
-                    .at("/bookmarks/{bookmark_id}", &[&self.bookmark_id])
+                super::super::ACTIONS[5].request(&[&self.bookmark_id])
             }
         }
     }
@@ -456,28 +423,17 @@ pub mod thing {
     pub mod list {
         use crate::prelude::*;
 
-        /// Parameters of `thing.list`.
         #[derive(Debug)]
         pub struct Params {
-            /// Project id or full path.
             pub project_id: PathOrId,
-            /// A keyword as a parameter, with values that are not Rust names.
             pub r#type: Option<Type>,
-            /// Which things by state.
             pub state: ThingListState,
-            /// A branch; `ref` is a keyword.
             pub r#ref: Option<String>,
-            /// Only these things.
             pub iids: Vec<i64>,
-            /// Only things with these labels.
             pub labels: Vec<String>,
-            /// A number.
             pub weight: Option<f64>,
-            /// A flag.
             pub confidential: Option<bool>,
-            /// Page number, from 1.
             pub page: Option<i64>,
-            /// Items per page (1-100).
             pub per_page: i64,
         }
 
@@ -499,8 +455,8 @@ pub mod thing {
 
             /// Builds `GET /projects/{project_id}/things`.
             fn request(&self) -> Request {
-                Request::new(Method::Get)
-                    .at("/projects/{project_id}/things", &[&self.project_id])
+                super::super::ACTIONS[6]
+                    .request(&[&self.project_id])
                     .query("type", &self.r#type)
                     .query("state", &self.state)
                     .query("ref", &self.r#ref)
@@ -518,12 +474,9 @@ pub mod thing {
     pub mod get {
         use crate::prelude::*;
 
-        /// Parameters of `thing.get`.
         #[derive(Debug)]
         pub struct Params {
-            /// Project id or full path.
             pub project_id: PathOrId,
-            /// The thing's number.
             pub thing_iid: i64,
         }
 
@@ -537,11 +490,7 @@ pub mod thing {
 
             /// Builds `GET /projects/{project_id}/things/{thing_iid}`.
             fn request(&self) -> Request {
-                Request::new(Method::Get)
-                    .at(
-                        "/projects/{project_id}/things/{thing_iid}",
-                        &[&self.project_id, &self.thing_iid],
-                    )
+                super::super::ACTIONS[7].request(&[&self.project_id, &self.thing_iid])
             }
         }
     }
@@ -550,18 +499,12 @@ pub mod thing {
     pub mod update {
         use crate::prelude::*;
 
-        /// Parameters of `thing.update`.
         #[derive(Debug)]
         pub struct Params {
-            /// Project id or full path.
             pub project_id: PathOrId,
-            /// The thing's number.
             pub thing_iid: i64,
-            /// The new title.
             pub title: String,
-            /// Sent as `match`.
             pub match_all: Option<bool>,
-            /// The same name as `thing.list`'s `state`, other values.
             pub state: Option<ThingUpdateState>,
         }
 
@@ -578,11 +521,8 @@ pub mod thing {
 
             /// Builds `PUT /projects/{project_id}/things/{thing_iid}`.
             fn request(&self) -> Request {
-                Request::new(Method::Put)
-                    .at(
-                        "/projects/{project_id}/things/{thing_iid}",
-                        &[&self.project_id, &self.thing_iid],
-                    )
+                super::super::ACTIONS[8]
+                    .request(&[&self.project_id, &self.thing_iid])
                     .body("title", &self.title)
                     .body("match", &self.match_all)
                     .body("state", &self.state)
@@ -594,12 +534,9 @@ pub mod thing {
     pub mod delete {
         use crate::prelude::*;
 
-        /// Parameters of `thing.delete`.
         #[derive(Debug)]
         pub struct Params {
-            /// Project id or full path.
             pub project_id: PathOrId,
-            /// The thing's number.
             pub thing_iid: i64,
         }
 
@@ -613,11 +550,7 @@ pub mod thing {
 
             /// Builds `DELETE /projects/{project_id}/things/{thing_iid}`.
             fn request(&self) -> Request {
-                Request::new(Method::Delete)
-                    .at(
-                        "/projects/{project_id}/things/{thing_iid}",
-                        &[&self.project_id, &self.thing_iid],
-                    )
+                super::super::ACTIONS[9].request(&[&self.project_id, &self.thing_iid])
             }
         }
     }
@@ -626,10 +559,8 @@ pub mod thing {
     pub mod shares {
         use crate::prelude::*;
 
-        /// Parameters of `thing.shares`.
         #[derive(Debug)]
         pub struct Params {
-            /// Project id or full path.
             pub project_id: PathOrId,
         }
 
@@ -642,8 +573,7 @@ pub mod thing {
 
             /// Builds `GET /projects/{project_id}/shares`.
             fn request(&self) -> Request {
-                Request::new(Method::Get)
-                    .at("/projects/{project_id}/shares", &[&self.project_id])
+                super::super::ACTIONS[10].request(&[&self.project_id])
             }
         }
     }
@@ -652,14 +582,10 @@ pub mod thing {
     pub mod window {
         use crate::prelude::*;
 
-        /// Parameters of `thing.window`.
         #[derive(Debug)]
         pub struct Params {
-            /// Project id or full path.
             pub project_id: PathOrId,
-            /// The thing's number.
             pub thing_iid: i64,
-            /// Read by the handler only.
             pub lines: i64,
         }
 
@@ -674,11 +600,7 @@ pub mod thing {
 
             /// Builds `GET /projects/{project_id}/things/{thing_iid}/body`.
             fn request(&self) -> Request {
-                Request::new(Method::Get)
-                    .at(
-                        "/projects/{project_id}/things/{thing_iid}/body",
-                        &[&self.project_id, &self.thing_iid],
-                    )
+                super::super::ACTIONS[11].request(&[&self.project_id, &self.thing_iid])
             }
         }
 
@@ -693,10 +615,8 @@ pub mod widget {
     pub mod list {
         use crate::prelude::*;
 
-        /// Parameters of `widget.list`.
         #[derive(Debug)]
         pub struct Params {
-            /// Which widgets.
             pub state: Option<WidgetState>,
         }
 
@@ -709,7 +629,7 @@ pub mod widget {
 
             /// Builds `GET /widgets`.
             fn request(&self) -> Request {
-                Request::new(Method::Get).at("/widgets", &[]).query("state", &self.state)
+                super::super::ACTIONS[12].request(&[]).query("state", &self.state)
             }
         }
     }
@@ -718,12 +638,9 @@ pub mod widget {
     pub mod create {
         use crate::prelude::*;
 
-        /// Parameters of `widget.create`.
         #[derive(Debug)]
         pub struct Params {
-            /// The widget's name.
             pub name: String,
-            /// Links to attach.
             pub links: Vec<LinksItem>,
         }
 
@@ -737,8 +654,8 @@ pub mod widget {
 
             /// Builds `POST /widgets`.
             fn request(&self) -> Request {
-                Request::new(Method::Post)
-                    .at("/widgets", &[])
+                super::super::ACTIONS[13]
+                    .request(&[])
                     .body("name", &self.name)
                     .body("links", &self.links)
             }
@@ -747,13 +664,9 @@ pub mod widget {
         /// One object of `links`.
         #[derive(Debug)]
         pub struct LinksItem {
-            /// The link's text.
             pub name: String,
-            /// Where it points.
             pub url: String,
-            /// What kind of link.
             pub link_type: LinksLinkType,
-            /// A keyword-named field sent under GitLab's name.
             pub r#ref: Option<String>,
         }
 

@@ -14,7 +14,7 @@ use gitlab_mcp::output::Markdown;
 use serde_json::json;
 
 use fixture::enums::{ThingListState, ThingUpdateState, Type, WidgetState};
-use fixture::types::{SHARE, Share, THING, Thing};
+use fixture::types::{SHARE, THING, Thing};
 
 #[test]
 fn every_fixture_example_checks_into_its_request() {
@@ -65,9 +65,14 @@ fn every_fixture_example_checks_into_its_request() {
     assert_eq!(delete.scope(), gitlab_mcp::catalog::TokenScope::Api);
     let entities: Vec<&str> = fixture::ENTITIES.iter().map(|e| e.name).collect();
     assert_eq!(entities, ["Person", "Thing", "Share", "Bookmark"]);
-    let bookmark: fixture::types::Bookmark =
-        serde_json::from_value(json!({"id": 4, "title": "Docs", "pinned": true})).unwrap();
-    assert_eq!((bookmark.id, bookmark.pinned), (4, Some(true)));
+    // No handler reaches `Bookmark`, so it is data only (no struct): decoding reads it
+    // through its `Entity` description.
+    let bookmark = conform(
+        json!({"id": 4, "title": "Docs", "pinned": true, "extra": 1}),
+        &fixture::types::BOOKMARK,
+    )
+    .unwrap();
+    assert_eq!(bookmark, json!({"id": 4, "title": "Docs", "pinned": true}));
 }
 
 #[test]
@@ -162,8 +167,7 @@ fn a_handler_gets_its_typed_params_and_output_type() {
 #[test]
 fn map_entries_fit_their_item_type() {
     let value = conform(json!({"key": "Rust", "percent": 78}), &SHARE).unwrap();
-    let share: Share = serde_json::from_value(value).unwrap();
-    assert_eq!((share.key.as_str(), share.percent), ("Rust", 78.0));
+    assert_eq!(value, json!({"key": "Rust", "percent": 78.0}));
 }
 
 #[test]

@@ -12,7 +12,8 @@ use super::entities::field_view;
 use super::ident::{camel, doc, screaming, snake};
 use super::schema;
 
-pub fn module(action: &Action) -> TokenStream {
+/// The module of `action`, whose entry is `ACTIONS[index]`.
+pub fn module(action: &Action, index: usize) -> TokenStream {
     let name = snake(&action.name);
     let docs = doc(&format!("`{}`: {}.", action.id, action.title));
     let params = params_struct(action);
@@ -21,7 +22,7 @@ pub fn module(action: &Action) -> TokenStream {
         .iter()
         .filter(|p| p.ty == ParamType::ObjectList)
         .map(item_struct);
-    let check = check_impl(action);
+    let check = check_impl(action, index);
     // Only a handler builds the result in Rust; for every other action the entity's
     // description is all the runtime needs.
     let output = action.handler.is_some().then(|| output_type(action));
@@ -70,20 +71,11 @@ fn is_list(param: &Param) -> bool {
     )
 }
 
+/// The typed parameters. Their descriptions live once, in the catalog entry's `ParamSpec`s
+/// and input schema, so the fields carry no copy of them.
 fn params_struct(action: &Action) -> TokenStream {
-    let docs = doc(&format!("Parameters of `{}`.", action.id));
-    let fields = action.params.iter().map(|param| {
-        let ident = snake(&param.name);
-        let docs = doc(&param.description);
-        let ty = param_type(param);
-        if param.required || param.default.is_some() || is_list(param) {
-            quote! { #docs pub #ident: #ty, }
-        } else {
-            quote! { #docs pub #ident: Option<#ty>, }
-        }
-    });
+    let fields = typed_fields(&action.params);
     quote! {
-        #docs
         #[derive(Debug)]
         pub struct Params {
             #(#fields)*
@@ -91,14 +83,27 @@ fn params_struct(action: &Action) -> TokenStream {
     }
 }
 
+/// `pub name: Type,` for each parameter; optional ones without a default are `Option`s.
+fn typed_fields(params: &[Param]) -> impl Iterator<Item = TokenStream> + '_ {
+    params.iter().map(|param| {
+        let ident = snake(&param.name);
+        let ty = param_type(param);
+        if param.required || param.default.is_some() || is_list(param) {
+            quote! { pub #ident: #ty, }
+        } else {
+            quote! { pub #ident: Option<#ty>, }
+        }
+    })
+}
+
 /// `check` reads every parameter through the `ArgReader`; `request` maps them onto the
 /// REST call.
-fn check_impl(action: &Action) -> TokenStream {
+fn check_impl(action: &Action, index: usize) -> TokenStream {
     let reads = action
         .params
         .iter()
         .map(|param| read_param(param, quote!(args)));
-    let request = request_body(action);
+    let request = request_body(action, index);
     let request_docs = doc(&format!(
         "Builds `{} {}`.",
         method_name(action.method),
@@ -144,16 +149,7 @@ fn read_param(param: &Param, reader: TokenStream) -> TokenStream {
 fn item_struct(param: &Param) -> TokenStream {
     let name = item_type(param);
     let docs = doc(&format!("One object of `{}`.", param.name));
-    let fields = param.items.iter().map(|field| {
-        let ident = snake(&field.name);
-        let docs = doc(&field.description);
-        let ty = param_type(field);
-        if field.required || field.default.is_some() || is_list(field) {
-            quote! { #docs pub #ident: #ty, }
-        } else {
-            quote! { #docs pub #ident: Option<#ty>, }
-        }
-    });
+    let fields = typed_fields(&param.items);
     let specs = param.items.iter().map(|field| param_spec(field, None));
     let reads = param
         .items
@@ -209,9 +205,12 @@ fn default_value(param: &Param, default: &serde_json::Value) -> TokenStream {
     }
 }
 
-fn request_body(action: &Action) -> TokenStream {
-    let method = method_tokens(action.method);
-    let path = &action.path;
+/// `ACTIONS[index].request(&[path params])` and a `.query` or `.body` per other param: the
+/// entry holds method and path, so they are not written here again. The table is reached as
+/// `super::super::ACTIONS` (domain, then catalog module), which is also right in a fixture's
+/// generated file, where `ACTIONS` is not the crate's.
+fn request_body(action: &Action, index: usize) -> TokenStream {
+    let index = Literal::usize_unsuffixed(index);
     let path_params = action.segments.iter().filter_map(|segment| match segment {
         Segment::Literal => None,
         Segment::Param(name) => {
@@ -231,7 +230,7 @@ fn request_body(action: &Action) -> TokenStream {
                 _ => quote!(.body(#api_name, &self.#ident)),
             }
         });
-    quote! { Request::new(#method).at(#path, &[#(#path_params),*]) #(#rest)* }
+    quote! { super::super::ACTIONS[#index].request(&[#(#path_params),*]) #(#rest)* }
 }
 
 fn output_type(action: &Action) -> TokenStream {

@@ -1,8 +1,8 @@
 //! Entity types: a typed struct and its `Entity` description (build time only).
 //!
-//! The struct is what handlers build and read; the `Entity` static is what decoding,
-//! output schemas and the one card and table renderer read. Both come from the same
-//! `types:` entry, so they cannot disagree.
+//! The struct is what handlers build and read, emitted only for the types they reach; the
+//! `Entity` static is what decoding, output schemas and the one card and table renderer
+//! read. Both come from the same `types:` entry, so they cannot disagree.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -11,7 +11,12 @@ use super::super::model::FieldKind;
 use super::super::resolve::{EntityType, FieldType, FieldView};
 use super::ident::{camel, doc, screaming, snake};
 
-pub fn entity(entity: &EntityType) -> TokenStream {
+/// The `Entity` static, and the struct too when Rust code uses the type (`typed`).
+pub fn entity(entity: &EntityType, typed: bool) -> TokenStream {
+    let description = description(entity);
+    if !typed {
+        return description;
+    }
     let name = camel(&entity.name);
     let docs = doc(&entity.description);
     let fields = entity.fields.iter().map(|field| {
@@ -28,7 +33,6 @@ pub fn entity(entity: &EntityType) -> TokenStream {
             quote! { #docs pub #ident: Option<#ty>, }
         }
     });
-    let description = description(entity);
     quote! {
         #docs
         #[derive(Debug, Clone, ::serde::Deserialize, ::serde::Serialize)]

@@ -18,14 +18,29 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::ident;
-use super::resolve::{Catalog, Domain, EnumType};
+use std::collections::HashSet;
+
+use super::resolve::{Catalog, Domain, EnumType, Output};
 use ident::{camel, doc, snake};
 
 pub fn catalog(catalog: &Catalog) -> TokenStream {
-    let types = catalog.types.iter().map(entities::entity);
+    let typed = rust_facing_types(catalog);
+    let types = catalog
+        .types
+        .iter()
+        .map(|entity| entities::entity(entity, typed.contains(entity.name.as_str())));
     let entity_statics = catalog.types.iter().map(|t| ident::screaming(&t.name));
     let enums = catalog.enums.iter().map(enum_type);
-    let domains = catalog.domains.iter().map(domain_module);
+    let mut first_index = 0;
+    let domains: Vec<_> = catalog
+        .domains
+        .iter()
+        .map(|domain| {
+            let module = domain_module(domain, first_index);
+            first_index += domain.actions.len();
+            module
+        })
+        .collect();
     let all: Vec<_> = catalog
         .domains
         .iter()
@@ -79,10 +94,44 @@ pub fn catalog(catalog: &Catalog) -> TokenStream {
     }
 }
 
-fn domain_module(domain: &Domain) -> TokenStream {
+/// The entity types Rust code reads or builds: the outputs of actions with a handler and
+/// every type their fields reach. Only these get a struct; every other type is the data of
+/// its `Entity` static alone, which is all decoding, schemas and rendering read.
+fn rust_facing_types(catalog: &Catalog) -> HashSet<&str> {
+    let mut pending: Vec<&str> = catalog
+        .domains
+        .iter()
+        .flat_map(|domain| &domain.actions)
+        .filter(|action| action.handler.is_some())
+        .filter_map(|action| match &action.output {
+            Output::Single { ty } | Output::List { ty, .. } => Some(ty.as_str()),
+            Output::Message { .. } => None,
+        })
+        .collect();
+    let mut typed = HashSet::new();
+    while let Some(name) = pending.pop() {
+        if !typed.insert(name) {
+            continue;
+        }
+        let Some(entity) = catalog.types.iter().find(|t| t.name == name) else {
+            continue;
+        };
+        for field in &entity.fields {
+            pending.extend(field.ty.entity_name());
+        }
+    }
+    typed
+}
+
+/// The domain's module; its actions' entries start at `ACTIONS[first_index]`.
+fn domain_module(domain: &Domain, first_index: usize) -> TokenStream {
     let name = snake(&domain.name);
     let docs = doc(&format!("`{}`: {}", domain.name, domain.title));
-    let actions = domain.actions.iter().map(actions::module);
+    let actions = domain
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(offset, action)| actions::module(action, first_index + offset));
     quote! {
         #docs
         pub mod #name {
