@@ -109,15 +109,17 @@ fn main() {
 
     print!("{}", report.text);
     if write {
-        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`), `.ci/bench-build` and `.ci/bench-quickstart` write the side-by-side, release-build and quick-start sections it appends.\n";
+        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`), `cargo bench --bench load -- --write`, `.ci/scale-rehearsal --write`, `.ci/bench-build` and `.ci/bench-quickstart` write the side-by-side, HTTP load, scale, release-build and quick-start sections it appends.\n";
         let extra = |name: &str| {
             std::fs::read_to_string(format!("{}/target/{name}", env!("CARGO_MANIFEST_DIR")))
                 .unwrap_or_default()
         };
         let text = format!(
-            "{header}{}{}{}{}",
+            "{header}{}{}{}{}{}{}",
             report.text,
             extra("side-by-side.md"),
+            extra("load.md"),
+            extra("scale.md"),
             extra("bench-build.md"),
             extra("bench-quickstart.md")
         );
