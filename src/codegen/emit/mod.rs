@@ -14,12 +14,12 @@ mod entities;
 mod schema;
 mod vocabulary;
 
+use std::collections::HashSet;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::ident;
-use std::collections::HashSet;
-
 use super::resolve::{Catalog, Domain, EnumType, Output};
 use ident::{camel, doc, snake};
 
