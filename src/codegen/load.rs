@@ -10,14 +10,19 @@ use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 
 use super::Diagnostic;
-use super::model::{ActionDef, DomainFile, DomainVocabularyDef, SharedFile};
+use super::model::{ActionDef, DomainFile, DomainVocabularyDef, SharedFile, TypeDef};
 use super::yaml;
 
 /// The parsed manifest: the shared file and every domain file, domains sorted by file name.
+///
+/// Entity types may sit in `shared.yaml` or in the domain file that owns them; after loading,
+/// `shared.types` holds them all and `type_files` says which file declared each one, so that
+/// a diagnostic names the right file.
 pub struct Manifest {
     pub shared: SharedFile,
     pub shared_path: PathBuf,
     pub domains: Vec<(PathBuf, DomainFile)>,
+    pub type_files: IndexMap<String, PathBuf>,
 }
 
 impl Manifest {
@@ -60,20 +65,51 @@ pub fn manifest(actions_dir: &Path) -> Result<Manifest, Vec<Diagnostic>> {
     };
 
     let mut domains = Vec::new();
+    let mut domain_types = Vec::new();
     for path in files.into_iter().filter(|path| *path != shared_path) {
         match parse_domain(&path) {
-            Ok(domain) => domains.push((path, domain)),
+            Ok((domain, types)) => {
+                domain_types.push((path.clone(), types));
+                domains.push((path, domain));
+            }
             Err(mut found) => diagnostics.append(&mut found),
         }
     }
 
-    match shared {
-        Some(shared) if diagnostics.is_empty() => Ok(Manifest {
+    let Some(mut shared) = shared else {
+        return Err(diagnostics);
+    };
+    let mut type_files: IndexMap<String, PathBuf> = shared
+        .types
+        .keys()
+        .map(|name| (name.clone(), shared_path.clone()))
+        .collect();
+    for (path, types) in domain_types {
+        for (name, def) in types {
+            if let Some(first) = type_files.get(&name) {
+                diagnostics.push(Diagnostic::file(
+                    &path,
+                    format!(
+                        "type `{name}`: already declared in actions/{}; a type is declared once",
+                        first.file_name().unwrap_or_default().to_string_lossy()
+                    ),
+                ));
+                continue;
+            }
+            type_files.insert(name.clone(), path.clone());
+            shared.types.insert(name, def);
+        }
+    }
+
+    if diagnostics.is_empty() {
+        Ok(Manifest {
             shared,
             shared_path,
             domains,
-        }),
-        _ => Err(diagnostics),
+            type_files,
+        })
+    } else {
+        Err(diagnostics)
     }
 }
 
@@ -98,8 +134,9 @@ fn parse_whole<T: DeserializeOwned>(path: &Path) -> Result<T, Diagnostic> {
 }
 
 /// Parses a domain file action by action, so that an error names the action it is in and
-/// one bad action does not hide the errors of the others.
-fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
+/// one bad action does not hide the errors of the others. Returns the domain and the entity
+/// types it declares.
+fn parse_domain(path: &Path) -> Result<(DomainFile, IndexMap<String, TypeDef>), Vec<Diagnostic>> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct RawDomain {
@@ -109,6 +146,8 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
         #[serde(default)]
         vocabulary: DomainVocabularyDef,
         actions: IndexMap<String, yaml::Value>,
+        #[serde(default)]
+        types: IndexMap<String, TypeDef>,
     }
 
     let raw: RawDomain = parse_whole(path).map_err(|diagnostic| vec![diagnostic])?;
@@ -132,13 +171,14 @@ fn parse_domain(path: &Path) -> Result<DomainFile, Vec<Diagnostic>> {
         }
     }
     if diagnostics.is_empty() {
-        Ok(DomainFile {
+        let domain = DomainFile {
             domain: raw.domain,
             title: raw.title,
             description: raw.description,
             vocabulary: raw.vocabulary,
             actions,
-        })
+        };
+        Ok((domain, raw.types))
     } else {
         Err(diagnostics)
     }

@@ -6,7 +6,7 @@
 //! every referenced type, field, parameter and action exists.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
@@ -334,7 +334,11 @@ const MAX_TITLE: usize = 60;
 pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     let shared_path = manifest.shared_path.clone();
-    let types = resolve_types(&shared_path, &manifest.shared.types, &mut diagnostics);
+    let types = resolve_types(
+        &manifest.type_files,
+        &manifest.shared.types,
+        &mut diagnostics,
+    );
     let shared_params = &manifest.shared.params;
     for (name, def) in shared_params {
         if def.ty.is_none() {
@@ -448,13 +452,14 @@ impl Scope<'_> {
 }
 
 fn resolve_types(
-    path: &Path,
+    files: &IndexMap<String, PathBuf>,
     defs: &IndexMap<String, TypeDef>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<EntityType> {
     let mut types = Vec::new();
     let mut pending_views = Vec::new();
     for (name, def) in defs {
+        let path = &files[name];
         let mut error = |key: &str, message: String| {
             diagnostics.push(Diagnostic::file(
                 path,
@@ -592,7 +597,7 @@ fn resolve_types(
     }
     for (index, key, message) in view_errors {
         diagnostics.push(Diagnostic::file(
-            path,
+            &files[&types[index].name],
             format!("type `{}`: key `{key}`: {message}", types[index].name),
         ));
     }

@@ -270,6 +270,34 @@ fn names_that_cannot_be_rust_are_diagnostics() {
     }
 }
 
+/// A domain file may declare its own entity types; a problem in one names that file, and a
+/// type is declared once across the manifest.
+#[test]
+fn types_in_a_domain_file_are_checked_where_they_are_written() {
+    let found = fixture_problems("bookmark.yaml", |t| {
+        t.replacen(
+            "      pinned: {type: boolean}\n",
+            "      pinned: {type: boolen}\n",
+            1,
+        )
+    });
+    assert!(
+        found
+            .iter()
+            .any(|p| p.starts_with("actions/bookmark.yaml: type `Bookmark`: key `fields.pinned")),
+        "{found:?}"
+    );
+    let found = fixture_problems("bookmark.yaml", |t| {
+        t.replacen("  Bookmark:\n", "  Share:\n", 1)
+    });
+    assert!(
+        found.iter().any(|p| p.starts_with(
+            "actions/bookmark.yaml: type `Share`: already declared in actions/shared.yaml"
+        )),
+        "{found:?}"
+    );
+}
+
 /// The generator reserves every name the runtime prelude exports.
 #[test]
 fn the_reserved_names_cover_the_prelude() {
