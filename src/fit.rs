@@ -135,8 +135,7 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
             client
                 .send_by(request, deadline)
                 .await
-                .map_err(|error| error.explain())
-                .and_then(|response| response.value().map_err(|error| error.explain()))
+                .and_then(|response| response.value())
         }
     };
     let (metadata, token, user) = tokio::join!(
@@ -148,10 +147,14 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
     let mut failures = Vec::new();
     match metadata {
         Ok(metadata) => read_metadata(&metadata, &mut fit),
-        Err(first) => match get("/version").await {
+        // Instances older than 15.2 answer `/metadata` with 404 and still have `/version`.
+        // When GitLab answered nothing at all, asking again only delays the first find by
+        // another round of retries.
+        Err(first) if first.status.is_some() => match get("/version").await {
             Ok(version) => read_metadata(&version, &mut fit),
-            Err(_) => failures.push(format!("edition: {first}")),
+            Err(_) => failures.push(format!("edition: {}", first.explain())),
         },
+        Err(first) => failures.push(format!("edition: {}", first.explain())),
     }
     match token {
         Ok(token) => {
@@ -164,7 +167,7 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
             });
         }
         // OAuth and job tokens have no `self`: their scopes stay unknown.
-        Err(error) => failures.push(format!("token scopes: {error}")),
+        Err(error) => failures.push(format!("token scopes: {}", error.explain())),
     }
     match user {
         Ok(user) => {
@@ -174,7 +177,7 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
                     .unwrap_or(false),
             )
         }
-        Err(error) => failures.push(format!("user: {error}")),
+        Err(error) => failures.push(format!("user: {}", error.explain())),
     }
     if fit == Fit::default() {
         return Err(failures.join("; "));
