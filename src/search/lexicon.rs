@@ -76,6 +76,9 @@ pub struct Lexicon {
     pub operations: Vec<String>,
     /// Object stems.
     pub objects: Vec<String>,
+    /// Per object, the domains whose noun is the same word (`group` is an object of
+    /// `label.group_create` and the noun of the group domain).
+    object_domains: Vec<Vec<usize>>,
     /// Every action whose vocabulary was read (phrases name them by index).
     pub actions: Vec<&'static Action>,
     /// Single words as declared.
@@ -117,6 +120,7 @@ impl Lexicon {
             domains: domains.to_vec(),
             operations: Vec::new(),
             objects: Vec::new(),
+            object_domains: Vec::new(),
             actions: actions.to_vec(),
             words: HashMap::new(),
             stems: HashMap::new(),
@@ -236,6 +240,17 @@ impl Lexicon {
         }
         lexicon.spellings.sort();
         lexicon.spellings.dedup();
+        lexicon.object_domains = lexicon
+            .objects
+            .iter()
+            .map(|object| {
+                lexicon
+                    .stems
+                    .get(object)
+                    .map(|entry| entry.meaning.domains.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
         lexicon
     }
 
@@ -394,6 +409,11 @@ impl Lexicon {
 
     pub fn domain_id(&self, name: &str) -> Option<usize> {
         self.ids.get(&(Table::Domain, name.to_owned())).copied()
+    }
+
+    /// The domains whose noun names `object` too.
+    pub fn object_domains(&self, object: usize) -> &[usize] {
+        self.object_domains.get(object).map_or(&[], Vec::as_slice)
     }
 
     pub fn object_id(&self, word: &str) -> Option<usize> {

@@ -443,14 +443,28 @@ impl Index {
         {
             points += UNNAMED_TARGET;
         }
+        // An object that is also another domain's noun (`group` in `label.group_create`)
+        // qualifies the action's own domain: it is matched only when the request names that
+        // domain too ("a label for the whole group"); "create a group" asks for a group.
+        // To an action of the domain the word names, it is no foreign object.
+        let own_domain_named = intent.domains.contains(&document.domain);
+        let matches_object = |object: &usize| {
+            let names = self.lexicon.object_domains(*object);
+            intent.objects.contains(object)
+                && (own_domain_named || names.is_empty() || names.contains(&document.domain))
+        };
         if !document.objects.is_empty() {
-            if document.objects.iter().any(|o| intent.objects.contains(o)) {
+            if document.objects.iter().any(matches_object) {
                 points += OBJECT_MATCH;
                 say("names what it works on".to_owned());
             } else {
                 points += OBJECT_MISSING;
             }
-        } else if !intent.objects.is_empty() {
+        } else if intent
+            .objects
+            .iter()
+            .any(|o| !self.lexicon.object_domains(*o).contains(&document.domain))
+        {
             // The request names a part this action does not work on (a file, a log).
             points += OBJECT_FOREIGN;
         }

@@ -110,6 +110,47 @@ fn the_kubernetes_example_runs_replicas_with_probes_and_requests() {
     );
 }
 
+/// The sizing comment of the Kubernetes example quotes the load test: each figure it gives
+/// (calls/s, p99, CPU per call, RSS) is one BENCHMARKS.md's "HTTP under load" section has.
+#[test]
+fn the_kubernetes_sizing_quotes_the_load_test() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("docs/kubernetes.yaml")).unwrap();
+    let sizing: String = text
+        .lines()
+        .skip_while(|line| !line.starts_with("# Sizing"))
+        .take_while(|line| line.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let benchmarks = std::fs::read_to_string(Path::new(ROOT).join("BENCHMARKS.md")).unwrap();
+    let load = benchmarks
+        .split("\n## HTTP under load")
+        .nth(1)
+        .expect("BENCHMARKS.md has the load section (`cargo bench --bench load -- --write`, then the report)");
+    // A measured figure is a number followed by its unit, as the load table writes them.
+    let words: Vec<&str> = sizing
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+        .filter(|word| !word.is_empty())
+        .collect();
+    let figures: Vec<String> = words
+        .windows(2)
+        .filter(|pair| pair[0].starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|pair| {
+            ["calls/s", "ms", "µs", "MiB"].contains(&pair[1].trim_end_matches(['.', ';', ':']))
+        })
+        .map(|pair| format!("{} {}", pair[0], pair[1].trim_end_matches(['.', ';', ':'])))
+        .collect();
+    assert!(figures.len() >= 3, "the sizing gives its figures: {sizing}");
+    for figure in figures {
+        let number = figure.split(' ').next().unwrap();
+        assert!(
+            load.contains(&format!("{figure} |"))
+                || load.contains(&format!("| {number} |"))
+                || load.contains(&format!(" {figure},")),
+            "docs/kubernetes.yaml quotes {figure}, which the load section of BENCHMARKS.md does not have"
+        );
+    }
+}
+
 /// docker or podman, when its engine answers.
 fn container_runtime() -> Option<&'static str> {
     ["docker", "podman"].into_iter().find(|runtime| {
