@@ -93,6 +93,8 @@ pub const WEAK_MATCH: i64 = 60;
 const INTENT_ALONE: i64 = 30;
 /// Words in a prompt before its clauses are also searched one by one.
 const LONG_PROMPT: usize = 9;
+/// A long prompt read whole counts this share (in percent) of its score.
+const WHOLE_PROMPT: i64 = 65;
 
 /// One query word with what it may match: itself and the catalog words it means (at
 /// points out of ten), and the actions a phrase of theirs names.
@@ -200,6 +202,11 @@ impl Index {
         // (the first thing asked for is usually the first thing to do), and clauses that
         // say no operation lower (they tend to be context: "the pipeline on main failed").
         if raw.len() >= LONG_PROMPT {
+            // The whole prompt mixes every task it mentions; a clause that asks for one
+            // thing on its own should be able to beat it.
+            for scored in &mut scores {
+                scored.score = scored.score * WHOLE_PROMPT / 100;
+            }
             // Where each document's score is, so that merging a clause is linear.
             let mut at: Vec<Option<usize>> = vec![None; self.documents.len()];
             for (place, scored) in scores.iter().enumerate() {
