@@ -607,6 +607,11 @@ impl ServeArgs {
 async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> anyhow::Result<()> {
     let upstream = options.upstream(settings.shared_token).await?;
     let kind = options.surface()?;
+    if kind == crate::surfaces::SurfaceKind::Dynamic {
+        // Each token's view builds its own search index on its first find; what they share
+        // (the catalog's texts, read for search) is read once, now.
+        tokio::task::spawn_blocking(crate::search::Prepared::built_in);
+    }
     let views = crate::views::Views::new(
         options.policy()?,
         kind,

@@ -130,7 +130,14 @@ impl GitlabServer {
     /// building it takes longer than a search). A find that arrives first builds it itself;
     /// the index is built once either way.
     pub async fn prepare(&self) {
+        // Reading the catalog's texts for search does not depend on the instance: it runs
+        // while fitting waits for GitLab, and the index after it only assembles.
+        let reading = (self.inner.kind == SurfaceKind::Dynamic)
+            .then(|| tokio::task::spawn_blocking(crate::search::Prepared::built_in));
         self.fitted().await;
+        if let Some(reading) = reading {
+            let _ = reading.await;
+        }
         if let (Access::Fixed { view, .. }, SurfaceKind::Dynamic) =
             (&self.inner.access, self.inner.kind)
         {

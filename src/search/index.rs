@@ -1,10 +1,12 @@
-//! The search index over the actions one server instance offers, built once: each action's
-//! terms by field class in postings (term → actions), its profile (domain, operation,
-//! objects, shape), its tag phrases, and the words the typo fallback may read a misspelling
-//! as. Building reads every text once; a search then touches only the actions its words
-//! and intent reach.
+//! The search index over the actions one server instance offers: each action's terms by
+//! field class in postings (term → actions), its profile (domain, operation, objects,
+//! shape), its tag phrases, and the words the typo fallback may read a misspelling as.
+//! Reading the catalog's texts (`Prepared`) is done once per catalog and shared by every
+//! index over it, one per policy (per token over HTTP); a search then touches only the
+//! actions its words and intent reach.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 use super::intent::{self, Intent, Shape};
 use super::lexicon::Lexicon;
@@ -41,7 +43,8 @@ pub struct Document {
 /// The search index over the actions one server instance offers.
 pub struct Index {
     pub(super) documents: Vec<Document>,
-    pub(super) lexicon: Lexicon,
+    /// The lexicon, through the prepared catalog it belongs to.
+    pub(super) lexicon: LexiconOf,
     /// Term → (document, strongest class), in document order.
     pub(super) postings: HashMap<String, Vec<(u32, Class)>>,
     /// Tags of more than one word, by the stem of their first: (document, stems).
@@ -66,18 +69,178 @@ pub struct Index {
     operations_in: HashSet<(usize, usize)>,
 }
 
+/// What the index needs of every action of a catalog, whatever the policy: the lexicon,
+/// and each action's terms, tag phrases and spellings. Reading the texts is most of the
+/// cost of an index, so it is done once per catalog (for the built-in one, once per
+/// process, possibly while the instance is still being fitted); an index for a policy then
+/// only assembles the visible actions' parts.
+pub struct Prepared {
+    lexicon: Lexicon,
+    /// By lexicon action id.
+    actions: Vec<PreparedAction>,
+    /// Action id → lexicon action id.
+    by_id: HashMap<&'static str, usize>,
+}
+
+struct PreparedAction {
+    /// Term → strongest class, from every text but the parameters.
+    terms: HashMap<String, Class>,
+    /// Each parameter's name and its terms: whether a parameter counts depends on how many
+    /// of the visible actions have it.
+    params: Vec<(&'static str, Vec<String>)>,
+    /// Tags of more than one word, as stems.
+    tag_phrases: Vec<Vec<String>>,
+    /// Words of its texts the typo fallback may read a misspelling as.
+    spellings: Vec<String>,
+    objects: Vec<usize>,
+}
+
+static BUILT_IN: OnceLock<Arc<Prepared>> = OnceLock::new();
+
+impl Prepared {
+    /// The built-in catalog, prepared on first use.
+    pub fn built_in() -> Arc<Self> {
+        BUILT_IN
+            .get_or_init(|| {
+                let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
+                let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
+                Arc::new(Self::new(&actions, &domains, &[&catalog::VOCABULARY]))
+            })
+            .clone()
+    }
+
+    /// The vocabulary of `actions`, `domains` and the shared `vocabularies`, and every
+    /// action's parts.
+    pub fn new(
+        actions: &[&'static Action],
+        domains: &[&'static DomainInfo],
+        vocabularies: &[&'static Vocabulary],
+    ) -> Self {
+        let lexicon = Lexicon::new(actions, domains, vocabularies);
+        // Whether a word of a tag or title only says what to do (an operation that names no
+        // thing, or a way of looking): it belongs to the intent, which weighs it against
+        // the action's own operation.
+        let mut generic: HashMap<String, bool> = HashMap::new();
+        let mut prepared = Vec::with_capacity(actions.len());
+        for action in &lexicon.actions {
+            let mut terms: HashMap<String, Class> = HashMap::new();
+            let mut add = |text: &str, class: Class| {
+                for word in words::words(text) {
+                    if matches!(class, Class::Tag | Class::Title) {
+                        let is_generic = *generic.entry(word.clone()).or_insert_with(|| {
+                            intent::is_neutral(&word)
+                                || lexicon.lookup(&word).is_some_and(|(meaning, _)| {
+                                    !meaning.operations.is_empty() && !meaning.names_thing()
+                                })
+                        });
+                        if is_generic {
+                            continue;
+                        }
+                    }
+                    upgrade(&mut terms, stem(&word), class);
+                }
+            };
+            add(&action.domain.replace('_', " "), Class::Domain);
+            add(&action.name.replace('_', " "), Class::Action);
+            for tag in action.tags {
+                add(tag, Class::Tag);
+            }
+            add(action.title, Class::Title);
+            add(action.description, Class::Text);
+            let params = action
+                .params
+                .iter()
+                .map(|param| {
+                    let mut stems: Vec<String> = words::words(&param.name.replace('_', " "))
+                        .iter()
+                        .map(|w| stem(w))
+                        .collect();
+                    for value in param.values {
+                        stems.extend(
+                            words::words(&value.replace('_', " "))
+                                .iter()
+                                .map(|w| stem(w)),
+                        );
+                    }
+                    (param.name, stems)
+                })
+                .collect();
+            let tag_phrases = action
+                .tags
+                .iter()
+                .map(|tag| {
+                    words::words(tag)
+                        .iter()
+                        .map(|w| stem(w))
+                        .collect::<Vec<_>>()
+                })
+                .filter(|phrase| phrase.len() > 1)
+                .collect();
+            let domain_words = action.domain.replace('_', " ");
+            let name_words = action.name.replace('_', " ");
+            let spellings = [
+                action.title,
+                action.description,
+                domain_words.as_str(),
+                name_words.as_str(),
+            ]
+            .into_iter()
+            .chain(action.tags.iter().copied())
+            .flat_map(words::words)
+            .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic))
+            .collect();
+            let objects = action
+                .vocabulary
+                .objects
+                .iter()
+                .filter_map(|o| lexicon.object_id(o))
+                .collect();
+            prepared.push(PreparedAction {
+                terms,
+                params,
+                tag_phrases,
+                spellings,
+                objects,
+            });
+        }
+        let by_id = lexicon
+            .actions
+            .iter()
+            .enumerate()
+            .map(|(index, action)| (action.id, index))
+            .collect();
+        Self {
+            lexicon,
+            actions: prepared,
+            by_id,
+        }
+    }
+}
+
+/// The lexicon of a prepared catalog an index shares.
+pub(super) struct LexiconOf(Arc<Prepared>);
+
+impl std::ops::Deref for LexiconOf {
+    type Target = Lexicon;
+
+    fn deref(&self) -> &Lexicon {
+        &self.0.lexicon
+    }
+}
+
+/// Keeps the strongest class a term appears in.
+fn upgrade(terms: &mut HashMap<String, Class>, term: String, class: Class) {
+    let entry = terms.entry(term).or_insert(class);
+    if class.points() > entry.points() {
+        *entry = class;
+    }
+}
+
 impl Index {
     /// The index over what a policy lets an instance offer; the vocabulary is the whole
     /// catalog's, so that a request for a hidden action still reads right.
     pub fn new(policy: &Policy) -> Self {
-        let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
-        let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
-        Self::build(
-            policy.visible(),
-            &actions,
-            &domains,
-            &[&catalog::VOCABULARY],
-        )
+        Self::assemble(policy.visible(), Prepared::built_in())
     }
 
     /// The index over `visible`, with the vocabulary of `actions`, `domains` and the shared
@@ -88,17 +251,29 @@ impl Index {
         domains: &[&'static DomainInfo],
         vocabularies: &[&'static Vocabulary],
     ) -> Self {
-        let lexicon = Lexicon::new(actions, domains, vocabularies);
-        let visible: Vec<&'static Action> = visible
+        Self::assemble(
+            visible,
+            Arc::new(Prepared::new(actions, domains, vocabularies)),
+        )
+    }
+
+    /// The index over `visible`, from a prepared catalog they belong to.
+    pub fn assemble(
+        visible: impl IntoIterator<Item = &'static Action>,
+        prepared: Arc<Prepared>,
+    ) -> Self {
+        let lexicon = &prepared.lexicon;
+        let visible: Vec<(&'static Action, &PreparedAction)> = visible
             .into_iter()
             .filter(|a| {
                 lexicon.domain_id(a.domain).is_some()
                     && lexicon.operation_id(a.vocabulary.operation).is_some()
             })
+            .filter_map(|a| Some((a, &prepared.actions[*prepared.by_id.get(a.id)?])))
             .collect();
 
         let mut param_counts: HashMap<&str, usize> = HashMap::new();
-        for action in &visible {
+        for (action, _) in &visible {
             for param in action.params {
                 *param_counts.entry(param.name).or_default() += 1;
             }
@@ -122,84 +297,28 @@ impl Index {
             spellings: lexicon.spellings.iter().cloned().collect(),
             domains: Vec::new(),
             operations_in: HashSet::new(),
-            lexicon,
+            lexicon: LexiconOf(prepared.clone()),
         };
-        // Whether a word of a tag or title only says what to do (an operation that names no
-        // thing, or a way of looking): it belongs to the intent, which weighs it against
-        // the action's own operation.
-        let mut generic: HashMap<String, bool> = HashMap::new();
-        for (number, action) in visible.iter().enumerate() {
+        for (number, (action, part)) in visible.iter().enumerate() {
             let id = number as u32;
-            let lexicon = &index.lexicon;
             let domain = lexicon.domain_id(action.domain).unwrap_or_default();
             let operation = lexicon
                 .operation_id(action.vocabulary.operation)
                 .unwrap_or_default();
-            let objects: Vec<usize> = action
-                .vocabulary
-                .objects
-                .iter()
-                .filter_map(|o| lexicon.object_id(o))
-                .collect();
-            let mut terms: HashMap<String, Class> = HashMap::new();
-            let mut add = |text: &str, class: Class| {
-                for word in words::words(text) {
-                    if matches!(class, Class::Tag | Class::Title) {
-                        let is_generic = *generic.entry(word.clone()).or_insert_with(|| {
-                            intent::is_neutral(&word)
-                                || lexicon.lookup(&word).is_some_and(|(meaning, _)| {
-                                    !meaning.operations.is_empty() && !meaning.names_thing()
-                                })
-                        });
-                        if is_generic {
-                            continue;
-                        }
-                    }
-                    let entry = terms.entry(stem(&word)).or_insert(class);
-                    if class.points() > entry.points() {
-                        *entry = class;
-                    }
-                }
-            };
-            add(&action.domain.replace('_', " "), Class::Domain);
-            add(&action.name.replace('_', " "), Class::Action);
-            for tag in action.tags {
-                add(tag, Class::Tag);
-            }
-            add(action.title, Class::Title);
-            for param in action.params.iter().filter(|p| !common(p.name)) {
-                add(&param.name.replace('_', " "), Class::Param);
-                for value in param.values {
-                    add(&value.replace('_', " "), Class::Param);
+            let mut terms = part.terms.clone();
+            for (_, stems) in part.params.iter().filter(|(name, _)| !common(name)) {
+                for term in stems {
+                    upgrade(&mut terms, term.clone(), Class::Param);
                 }
             }
-            add(action.description, Class::Text);
-
-            for tag in action.tags {
-                let phrase: Vec<String> = words::words(tag).iter().map(|w| stem(w)).collect();
-                if phrase.len() > 1 {
-                    index
-                        .tag_phrases
-                        .entry(phrase[0].clone())
-                        .or_default()
-                        .push((id, phrase));
-                }
+            for phrase in &part.tag_phrases {
+                index
+                    .tag_phrases
+                    .entry(phrase[0].clone())
+                    .or_default()
+                    .push((id, phrase.clone()));
             }
-            for text in [
-                action.title,
-                action.description,
-                &action.domain.replace('_', " "),
-                &action.name.replace('_', " "),
-            ]
-            .into_iter()
-            .chain(action.tags.iter().copied())
-            {
-                index.spellings.extend(
-                    words::words(text)
-                        .into_iter()
-                        .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic)),
-                );
-            }
+            index.spellings.extend(part.spellings.iter().cloned());
             index.ids.insert(action.id.to_owned(), (id, false));
             index.ids.insert(action.tool_name(), (id, false));
             for alias in action.aliases {
@@ -215,7 +334,7 @@ impl Index {
                     index.things.insert(term.clone());
                 }
             }
-            for object in &objects {
+            for object in &part.objects {
                 index.by_object.entry(*object).or_default().push(id);
             }
             index.by_operation.entry(operation).or_default().push(id);
@@ -232,7 +351,7 @@ impl Index {
                 action,
                 domain,
                 operation,
-                objects,
+                objects: part.objects.clone(),
                 caller: action.vocabulary.caller,
                 needs_target: shape == Shape::One && !targets(action).is_empty(),
                 needs_number: shape == Shape::One
@@ -243,7 +362,7 @@ impl Index {
                 terms,
             });
         }
-        for (id, action) in index.lexicon.actions.iter().enumerate() {
+        for (id, action) in lexicon.actions.iter().enumerate() {
             index.action_documents[id] = index
                 .ids
                 .get(action.id)

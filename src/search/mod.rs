@@ -22,7 +22,7 @@ mod words;
 
 use crate::catalog::Action;
 
-pub use index::Index;
+pub use index::{Index, Prepared};
 pub use words::stem;
 
 /// A search as `gitlab_find_action` receives it.

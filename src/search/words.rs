@@ -5,24 +5,25 @@
 //! manifest's (`vocabulary:` in `actions/*.yaml`, read by `lexicon`); nothing here knows a
 //! domain or an action.
 
-/// Words that carry no intent in a request.
+/// Words that carry no intent in a request, sorted (looked up by binary search: every word
+/// of every action's text is checked when the search index is built).
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "to", "with", "please", "for", "of", "in", "on", "at", "and", "or", "is",
-    "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "would", "should",
-    "will", "you", "i", "we", "it", "its", "this", "that", "these", "those", "what", "which",
-    "how", "there", "any", "some", "up", "into", "about", "just", "now", "want", "need", "let",
-    "lets", "hey", "hi", "thanks", "thank", "via", "using", "use", "so", "than", "then", "if",
-    "by", "from", "as", "our", "us", "your", "them", "their", "has", "have", "had", "gitlab",
-    "also", "one", "all",
+    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can",
+    "could", "did", "do", "does", "for", "from", "gitlab", "had", "has", "have", "hey", "hi",
+    "how", "i", "if", "in", "into", "is", "it", "its", "just", "let", "lets", "need", "now", "of",
+    "on", "one", "or", "our", "please", "should", "so", "some", "than", "thank", "thanks", "that",
+    "the", "their", "them", "then", "there", "these", "this", "those", "to", "up", "us", "use",
+    "using", "via", "want", "was", "we", "were", "what", "which", "will", "with", "would", "you",
+    "your",
 ];
 
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word)
+    STOP_WORDS.binary_search(&word).is_ok()
 }
 
 /// Everyday English words that are one edit from a word a catalog may use (`long` and
 /// `log`, `got` and `get`, `three` and `tree`, `ran` and `raw`): spelt right, they mean
-/// themselves and are never read as a misspelling.
+/// themselves and are never read as a misspelling. Sorted, as `STOP_WORDS` is.
 const EVERYDAY_WORDS: &[&str] = &[
     "able", "after", "again", "ago", "ahead", "ask", "asked", "away", "back", "bad", "been",
     "best", "better", "big", "came", "come", "day", "days", "done", "down", "each", "else", "even",
@@ -34,14 +35,14 @@ const EVERYDAY_WORDS: &[&str] = &[
     "nice", "nine", "old", "once", "only", "other", "over", "own", "part", "past", "put", "ran",
     "rather", "ready", "real", "really", "right", "said", "same", "saw", "say", "says", "seen",
     "send", "sent", "seven", "several", "she", "side", "since", "six", "soon", "still", "such",
-    "sure", "take", "taken", "takes", "tell", "ten", "three", "told", "took", "too", "tried",
+    "sure", "take", "taken", "takes", "tell", "ten", "three", "told", "too", "took", "tried",
     "try", "two", "very", "wait", "way", "week", "weeks", "well", "went", "while", "who", "why",
-    "wish", "work", "works", "yet", "yes",
+    "wish", "work", "works", "yes", "yet",
 ];
 
 /// Whether a word is everyday English that is never taken for a misspelling.
 pub fn is_everyday(word: &str) -> bool {
-    EVERYDAY_WORDS.contains(&word)
+    EVERYDAY_WORDS.binary_search(&word).is_ok()
 }
 
 /// Whether a character belongs to a word: letters, digits, `+` (`+1`) and `'` (`what's`).
@@ -108,6 +109,13 @@ pub fn stem(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_lists_are_sorted_for_binary_search() {
+        for list in [STOP_WORDS, EVERYDAY_WORDS] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+    }
 
     #[test]
     fn stems_meet() {
