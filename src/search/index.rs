@@ -36,6 +36,9 @@ pub struct Document {
     /// That thing is named by a number (an id or an iid).
     pub needs_number: bool,
     pub shape: Shape,
+    /// The domain its path is scoped by, by the path's first segment (`project` for
+    /// `/projects/{project_id}/...`), if any.
+    pub container: Option<usize>,
     /// Term → strongest class it appears in.
     pub terms: HashMap<String, Class>,
 }
@@ -65,6 +68,8 @@ pub struct Index {
     spellings: BTreeSet<String>,
     /// The domains of the offered actions, in catalog order.
     domains: Vec<usize>,
+    /// Domains some offered action's path is scoped by (`project`, `group`).
+    pub(super) container_domains: HashSet<usize>,
     /// (domain, operation) pairs some offered action has.
     operations_in: HashSet<(usize, usize)>,
 }
@@ -297,6 +302,7 @@ impl Index {
             spellings: lexicon.spellings.iter().cloned().collect(),
             domains: Vec::new(),
             operations_in: HashSet::new(),
+            container_domains: HashSet::new(),
             lexicon: LexiconOf(prepared.clone()),
         };
         for (number, (action, part)) in visible.iter().enumerate() {
@@ -347,6 +353,8 @@ impl Index {
             }
             index.operations_in.insert((domain, operation));
             let shape = Shape::of(action);
+            let container = container(action).and_then(|name| lexicon.domain_id(name));
+            index.container_domains.extend(container);
             index.documents.push(Document {
                 action,
                 domain,
@@ -359,6 +367,7 @@ impl Index {
                         .iter()
                         .any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
+                container,
                 terms,
             });
         }
@@ -603,6 +612,15 @@ impl Index {
         }
         out
     }
+}
+
+/// The container an action's path is scoped by: its first segment, in the singular, when a
+/// parameter follows it (`projects` in `/projects/{project_id}/merge_requests`).
+fn container(action: &Action) -> Option<&'static str> {
+    let mut segments = action.path.split('/').filter(|s| !s.is_empty());
+    let first = segments.next()?;
+    segments.next()?.starts_with('{').then_some(())?;
+    first.strip_suffix('s')
 }
 
 /// The parameters that name the one thing an action reads, beyond its container: each required

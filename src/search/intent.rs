@@ -65,6 +65,8 @@ pub struct Intent {
     pub gives_number: bool,
     /// Domains the request names.
     pub domains: Vec<usize>,
+    /// Domains named as the container the request is about ("of a project").
+    pub containers: Vec<usize>,
     /// Domains a reference points at, and the reference.
     pub referenced: Vec<(usize, Reference)>,
     /// Actions a phrase of theirs names.
@@ -141,6 +143,12 @@ impl Intent {
                     intent.references.push(reference);
                 }
                 continue;
+            }
+            if token.role == Role::Context {
+                // "of a project", "in the acme group": the container the request is about.
+                for domain in &token.meaning.domains {
+                    insert(&mut intent.containers, *domain);
+                }
             }
             if token.role != Role::Head {
                 continue;

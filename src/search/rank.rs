@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::Hit;
 use super::index::{Document, Index};
-use super::intent::Intent;
+use super::intent::{Intent, Shape};
 use super::tokens::{self, Reference, Token};
 
 /// Field classes, strongest first, with the points a matching term earns.
@@ -77,6 +77,10 @@ const NAMING_REFERENCE: i64 = 30;
 const LEANING_REFERENCE: i64 = 10;
 /// `@bob` is not the caller.
 const MENTION_NOT_CALLER: i64 = -30;
+/// The request names a container ("of a project") and the action is scoped by it, or by
+/// nothing (it reads the whole instance).
+const CONTAINER_MATCH: i64 = 15;
+const CONTAINER_MISSING: i64 = -15;
 /// The request names domains, and not this action's.
 const DOMAIN_FOREIGN: i64 = -20;
 /// The request speaks of the caller, and the action is about the caller's own things.
@@ -474,6 +478,24 @@ impl Index {
         {
             // The request names a part this action does not work on (a file, a log).
             points += OBJECT_FOREIGN;
+        }
+        // "MRs of a project": a list scoped by that container fits; one over the whole
+        // instance does not. (A container is a domain some action's path is scoped by.)
+        let named = intent.containers.iter().chain(&intent.domains);
+        let mut seen_container: Vec<usize> = Vec::new();
+        let lists = document.shape == Shape::Many;
+        for container in
+            named.filter(|d| lists && **d != document.domain && self.container_domains.contains(*d))
+        {
+            if seen_container.contains(container) {
+                continue;
+            }
+            seen_container.push(*container);
+            match document.container {
+                Some(scope) if scope == *container => points += CONTAINER_MATCH,
+                None => points += CONTAINER_MISSING,
+                Some(_) => {}
+            }
         }
         let mut counted: Vec<Reference> = Vec::new();
         for (domain, reference) in &intent.referenced {
