@@ -22,6 +22,7 @@
 //! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
 //! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
+//! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
@@ -34,6 +35,7 @@ mod positions;
 mod snippets;
 mod test_report;
 mod tokens;
+mod variables;
 mod wiki;
 mod writes;
 
@@ -116,6 +118,7 @@ handlers! {
     plan {
         milestone_by_reference => milestones::by_reference,
         diff_position => positions::with_position,
+        ci_variable_values => variables::ci_variable_values,
     }
 }
 

@@ -652,6 +652,13 @@ fn filter(
         }
         // `all` is GitLab's word for no filter (`state=all`, `type=all` for a commit's refs).
         "state" | "type" if value == "all" => true,
+        // Pipeline schedules' scopes are their `active` flag.
+        "scope"
+            if matches!(value, "active" | "inactive")
+                && record.get("active").is_some_and(Value::is_boolean) =>
+        {
+            record.get("active") == Some(&Value::Bool(value == "active"))
+        }
         "scope" | "scope[]" => match value {
             "created_by_me" | "created-by-me" => has_user("author", username),
             "assigned_to_me" | "assigned-to-me" => {

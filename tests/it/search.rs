@@ -143,7 +143,7 @@ fn find(query: &str) -> gitlab_mcp::search::Found {
 #[test]
 fn destructive_actions_need_their_verb_and_object() {
     for query in [
-        "delete the tag v1",
+        "delete the user alice",
         "open issues labelled bug",
         "delete the epic 3 of acme",
     ] {
@@ -168,13 +168,13 @@ fn destructive_actions_need_their_verb_and_object() {
 
 #[test]
 fn requests_for_what_the_catalog_lacks_say_so() {
-    let found = find("delete the tag v1");
+    let found = find("delete the user alice");
     let missing = found.missing.expect("a missing operation is reported");
     assert!(
-        missing.starts_with("No action can delete tags"),
+        missing.starts_with("No action can delete users"),
         "{missing}"
     );
-    assert!(missing.contains("`tag.get`"), "{missing}");
+    assert!(missing.contains("`user.get`"), "{missing}");
     let found = find("list the epics");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
