@@ -165,6 +165,8 @@ impl Scope {
             "human_time" => json!(human_time(number(&value))),
             // A wiki page's slug: its title with spaces as hyphens, case and `/` kept.
             "wiki_slug" => json!(text(&value).trim().replace(' ', "-")),
+            // The day of a timestamp (`2025-06-02`), for date-only fields.
+            "date" => json!(text(&value).chars().take(10).collect::<String>()),
             // A commit's short id: the first 8 characters.
             "short" => json!(text(&value).chars().take(8).collect::<String>()),
             "revert_diff" => json!(revert_diff(&text(&value))),
@@ -412,6 +414,7 @@ const FILTERS: &[&str] = &[
     "short",
     "revert_diff",
     "wiki_slug",
+    "date",
 ];
 const OPERATORS: &[&str] = &[
     "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$filter", "$group",

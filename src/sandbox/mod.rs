@@ -16,6 +16,7 @@ mod http;
 mod instance;
 mod repository;
 mod routes;
+mod search_routes;
 mod seed;
 mod store;
 

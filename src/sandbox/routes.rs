@@ -72,6 +72,11 @@ pub const ROUTES: &[Route] = &[
         reason: "Blame attributes each line of the file at a ref to the newest commit whose diff added it, and groups consecutive lines by commit.",
         run: repository::blame,
     },
+    Route {
+        name: "search",
+        reason: "GitLab's search answers one path from a different collection per `scope`, over a project, a group's projects or every visible project; code hits are runs of matching lines computed from the files' bytes.",
+        run: super::search_routes::search,
+    },
 ];
 
 fn default_branch(call: &Call<'_>) -> String {

@@ -723,6 +723,32 @@ fn filter(
             .get("committed_date")
             .and_then(Value::as_str)
             .is_some_and(|d| d <= value),
+        // Contribution events: `action` names the kind GitLab writes as `action_name`,
+        // `target_type` is snake case (`merge_request` for `MergeRequest`), and `after` and
+        // `before` are dates, both exclusive.
+        "action" if record.get("action_name").is_some() => {
+            let name = record.get("action_name").map(text).unwrap_or_default();
+            let kind = match name.as_str() {
+                "opened" | "created" => "created",
+                "accepted" | "merged" => "merged",
+                "commented on" => "commented",
+                "deleted" | "destroyed" => "destroyed",
+                other => other.split(' ').next().unwrap_or(other),
+            };
+            kind == value
+        }
+        "target_type" if record.get("action_name").is_some() => record
+            .get("target_type")
+            .map(text)
+            .is_some_and(|t| t.to_lowercase().replace('_', "") == value.replace('_', "")),
+        "after" if record.get("action_name").is_some() => record
+            .get("created_at")
+            .map(text)
+            .is_some_and(|d| d.get(..10).is_some_and(|day| day > value)),
+        "before" if record.get("action_name").is_some() => record
+            .get("created_at")
+            .map(text)
+            .is_some_and(|d| d.get(..10).is_some_and(|day| day < value)),
         // Environments filter their `state` by `states`.
         "states" => record.get("state").and_then(Value::as_str) == Some(value),
         _ => match record.get(key) {
