@@ -369,9 +369,13 @@ impl Scope {
                     .is_some_and(|all| all.iter().any(|e| same(value, e))),
                 "not" => !same(value, &expected),
                 "present" => truthy(&expected) != (value.is_null() || value == ""),
-                "contains" => value
-                    .as_array()
-                    .is_some_and(|all| all.iter().any(|e| same(e, &expected))),
+                // A list holds the item; a text holds the substring.
+                "contains" => match value.as_str() {
+                    Some(text_value) => text_value.contains(&text(&expected)),
+                    None => value
+                        .as_array()
+                        .is_some_and(|all| all.iter().any(|e| same(e, &expected))),
+                },
                 "lacks" => !value
                     .as_array()
                     .is_some_and(|all| all.iter().any(|e| same(e, &expected))),
