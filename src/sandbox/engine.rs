@@ -415,6 +415,8 @@ impl Run {
             Some(template) => self.scope.eval(store, template),
             None => match default {
                 Some(answer) => return Ok(answer),
+                // A 204 answers nothing (marking every to-do done).
+                None if status == 204 => return Ok(Answer::Empty(204)),
                 None => {
                     let name = if op == Op::Create {
                         "created"
