@@ -143,6 +143,13 @@ impl Reply {
     }
 }
 
+/// An HTTP client; rustls needs the process's crypto provider, which a test run alone
+/// would otherwise not have installed.
+fn client() -> reqwest::Client {
+    gitlab_mcp::tls::install_crypto_provider();
+    reqwest::Client::new()
+}
+
 /// POSTs `body` with the usual MCP headers, `headers` added or replacing them.
 async fn post(endpoint: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -160,7 +167,7 @@ async fn post(endpoint: &str, headers: &[(&str, &str)], body: &str) -> Reply {
             HeaderValue::from_bytes(value.as_bytes()).unwrap(),
         );
     }
-    let response = reqwest::Client::new()
+    let response = client()
         .post(endpoint)
         .headers(map)
         .body(body.to_owned())
@@ -377,7 +384,7 @@ async fn host_and_origin_must_be_allowed() {
     }
 
     // Probes come with the pod's address as Host: /health answers them.
-    let health = reqwest::Client::new()
+    let health = client()
         .get(format!("{}/health", server.origin()))
         .header("host", "10.1.2.3:8080")
         .send()
@@ -433,7 +440,7 @@ async fn bodies_are_limited_and_judged() {
     assert_eq!(reply.error_code(), -32602, "{}", reply.body);
     assert_eq!(reply.body["id"], 4, "the error answers the request's id");
 
-    let get = reqwest::Client::new()
+    let get = client()
         .get(&server.endpoint)
         .header("accept", "text/event-stream")
         .header(ALICE.0, ALICE.1)
@@ -586,7 +593,7 @@ async fn sigterm_lets_a_request_in_flight_finish() {
     server.terminate();
     tokio::time::sleep(Duration::from_millis(200)).await;
     // No new connections once stopping...
-    let refused = reqwest::Client::new()
+    let refused = client()
         .get(format!("{}/health", server.origin()))
         .send()
         .await;
