@@ -607,11 +607,6 @@ impl ServeArgs {
 async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> anyhow::Result<()> {
     let upstream = options.upstream(settings.shared_token).await?;
     let kind = options.surface()?;
-    if kind == crate::surfaces::SurfaceKind::Dynamic {
-        // Each token's view builds its own search index on its first find; what they share
-        // (the catalog's texts, read for search) is read once, now.
-        tokio::task::spawn_blocking(crate::search::Prepared::built_in);
-    }
     let views = crate::views::Views::new(
         options.policy()?,
         kind,
@@ -624,6 +619,10 @@ async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> a
         kind,
         options.capability_surface,
     );
+    // Each token's view builds its own search index on its first find; what they share
+    // (the catalog's texts, read for search) is read once, now, as over stdio.
+    let early = server.clone();
+    tokio::spawn(async move { early.prepare().await });
     crate::http::serve(server, &upstream.gitlab, settings).await
 }
 

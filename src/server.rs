@@ -128,7 +128,8 @@ impl GitlabServer {
     /// Fits the catalog, then builds the search index of the dynamic surface off the async
     /// runtime, so that the first `gitlab_find_action` does not pay for it (at 1,000 actions
     /// building it takes longer than a search). A find that arrives first builds it itself;
-    /// the index is built once either way.
+    /// the index is built once either way. Over HTTP (one view per token) it only reads the
+    /// catalog's texts, which every token's index shares.
     pub async fn prepare(&self) {
         // Reading the catalog's texts for search does not depend on the instance: it runs
         // while fitting waits for GitLab, and the index after it only assembles.

@@ -98,6 +98,8 @@ struct PreparedAction {
     /// Words of its texts the typo fallback may read a misspelling as.
     spellings: Vec<String>,
     objects: Vec<usize>,
+    /// The domain its path is scoped by (`Document::container`).
+    container: Option<usize>,
 }
 
 static BUILT_IN: OnceLock<Arc<Prepared>> = OnceLock::new();
@@ -129,12 +131,20 @@ impl Prepared {
         let mut prepared = Vec::with_capacity(actions.len());
         for action in &lexicon.actions {
             let mut terms: HashMap<String, Class> = HashMap::new();
-            let mut add = |text: &str, class: Class| {
-                for word in words::words(text) {
+            // The typo fallback may read a misspelling as any word of these same texts.
+            let mut spellings: Vec<String> = Vec::new();
+            let mut add = |words: &[String], class: Class| {
+                spellings.extend(
+                    words
+                        .iter()
+                        .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic))
+                        .cloned(),
+                );
+                for word in words {
                     if matches!(class, Class::Tag | Class::Title) {
                         let is_generic = *generic.entry(word.clone()).or_insert_with(|| {
-                            intent::is_neutral(&word)
-                                || lexicon.lookup(&word).is_some_and(|(meaning, _)| {
+                            intent::is_neutral(word)
+                                || lexicon.lookup(word).is_some_and(|(meaning, _)| {
                                     !meaning.operations.is_empty() && !meaning.names_thing()
                                 })
                         });
@@ -142,58 +152,35 @@ impl Prepared {
                             continue;
                         }
                     }
-                    upgrade(&mut terms, stem(&word), class);
+                    upgrade(&mut terms, stem(word), class);
                 }
             };
-            add(&action.domain.replace('_', " "), Class::Domain);
-            add(&action.name.replace('_', " "), Class::Action);
+            add(
+                &words::words(&action.domain.replace('_', " ")),
+                Class::Domain,
+            );
+            add(&words::words(&action.name.replace('_', " ")), Class::Action);
+            let mut tag_phrases = Vec::new();
             for tag in action.tags {
-                add(tag, Class::Tag);
+                let tag_words = words::words(tag);
+                if tag_words.len() > 1 {
+                    tag_phrases.push(tag_words.iter().map(|w| stem(w)).collect());
+                }
+                add(&tag_words, Class::Tag);
             }
-            add(action.title, Class::Title);
-            add(action.description, Class::Text);
+            add(&words::words(action.title), Class::Title);
+            add(&words::words(action.description), Class::Text);
             let params = action
                 .params
                 .iter()
                 .map(|param| {
-                    let mut stems: Vec<String> = words::words(&param.name.replace('_', " "))
-                        .iter()
-                        .map(|w| stem(w))
-                        .collect();
+                    let mut stems = words::stems(&param.name.replace('_', " "));
                     for value in param.values {
-                        stems.extend(
-                            words::words(&value.replace('_', " "))
-                                .iter()
-                                .map(|w| stem(w)),
-                        );
+                        stems.extend(words::stems(&value.replace('_', " ")));
                     }
                     (param.name, stems)
                 })
                 .collect();
-            let tag_phrases = action
-                .tags
-                .iter()
-                .map(|tag| {
-                    words::words(tag)
-                        .iter()
-                        .map(|w| stem(w))
-                        .collect::<Vec<_>>()
-                })
-                .filter(|phrase| phrase.len() > 1)
-                .collect();
-            let domain_words = action.domain.replace('_', " ");
-            let name_words = action.name.replace('_', " ");
-            let spellings = [
-                action.title,
-                action.description,
-                domain_words.as_str(),
-                name_words.as_str(),
-            ]
-            .into_iter()
-            .chain(action.tags.iter().copied())
-            .flat_map(words::words)
-            .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic))
-            .collect();
             let objects = action
                 .vocabulary
                 .objects
@@ -206,6 +193,7 @@ impl Prepared {
                 tag_phrases,
                 spellings,
                 objects,
+                container: container(action).and_then(|name| lexicon.domain_id(name)),
             });
         }
         let by_id = lexicon
@@ -353,8 +341,7 @@ impl Index {
             }
             index.operations_in.insert((domain, operation));
             let shape = Shape::of(action);
-            let container = container(action).and_then(|name| lexicon.domain_id(name));
-            index.container_domains.extend(container);
+            index.container_domains.extend(part.container);
             index.documents.push(Document {
                 action,
                 domain,
@@ -367,7 +354,7 @@ impl Index {
                         .iter()
                         .any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
-                container,
+                container: part.container,
                 terms,
             });
         }

@@ -481,20 +481,21 @@ impl Index {
         }
         // "MRs of a project": a list scoped by that container fits; one over the whole
         // instance does not. (A container is a domain some action's path is scoped by.)
-        let named = intent.containers.iter().chain(&intent.domains);
-        let mut seen_container: Vec<usize> = Vec::new();
-        let lists = document.shape == Shape::Many;
-        for container in
-            named.filter(|d| lists && **d != document.domain && self.container_domains.contains(*d))
-        {
-            if seen_container.contains(container) {
-                continue;
-            }
-            seen_container.push(*container);
-            match document.container {
-                Some(scope) if scope == *container => points += CONTAINER_MATCH,
-                None => points += CONTAINER_MISSING,
-                Some(_) => {}
+        if document.shape == Shape::Many {
+            let mut counted_containers: Vec<usize> = Vec::new();
+            for container in intent.containers.iter().chain(&intent.domains) {
+                if *container == document.domain
+                    || !self.container_domains.contains(container)
+                    || counted_containers.contains(container)
+                {
+                    continue;
+                }
+                counted_containers.push(*container);
+                match document.container {
+                    Some(scope) if scope == *container => points += CONTAINER_MATCH,
+                    None => points += CONTAINER_MISSING,
+                    Some(_) => {}
+                }
             }
         }
         let mut counted: Vec<Reference> = Vec::new();

@@ -69,6 +69,11 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The stems of a text's meaningful words, in order.
+pub fn stems(text: &str) -> Vec<String> {
+    words(text).iter().map(|w| stem(w)).collect()
+}
+
 /// A light suffix stemmer, applied the same way to catalog and query words.
 pub fn stem(word: &str) -> String {
     let mut w = word.to_owned();

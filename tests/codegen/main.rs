@@ -268,39 +268,35 @@ fn names_that_cannot_be_rust_are_diagnostics() {
         ),
     ];
     for (file, from, to, expected) in cases {
-        let found = fixture_problems(file, |t| t.replacen(from, to, 1));
-        assert!(
-            found.iter().any(|p| p.starts_with(expected)),
-            "{from:?} -> {to:?}: expected {expected:?} in {found:?}"
-        );
+        fixture_refuses(file, from, to, expected);
     }
+}
+
+/// Edits one fixture file (`from` -> `to`, once) and expects a problem starting with
+/// `expected` among those the generator reports.
+fn fixture_refuses(file: &str, from: &str, to: &str, expected: &str) {
+    let found = fixture_problems(file, |t| t.replacen(from, to, 1));
+    assert!(
+        found.iter().any(|p| p.starts_with(expected)),
+        "{from:?} -> {to:?}: expected {expected:?} in {found:?}"
+    );
 }
 
 /// A domain file may declare its own entity types; a problem in one names that file, and a
 /// type is declared once across the manifest.
 #[test]
 fn types_in_a_domain_file_are_checked_where_they_are_written() {
-    let found = fixture_problems("bookmark.yaml", |t| {
-        t.replacen(
-            "      pinned: {type: boolean}\n",
-            "      pinned: {type: boolen}\n",
-            1,
-        )
-    });
-    assert!(
-        found
-            .iter()
-            .any(|p| p.starts_with("actions/bookmark.yaml: type `Bookmark`: key `fields.pinned")),
-        "{found:?}"
+    fixture_refuses(
+        "bookmark.yaml",
+        "      pinned: {type: boolean}\n",
+        "      pinned: {type: boolen}\n",
+        "actions/bookmark.yaml: type `Bookmark`: key `fields.pinned",
     );
-    let found = fixture_problems("bookmark.yaml", |t| {
-        t.replacen("  Bookmark:\n", "  Share:\n", 1)
-    });
-    assert!(
-        found.iter().any(|p| p.starts_with(
-            "actions/bookmark.yaml: type `Share`: already declared in actions/shared.yaml"
-        )),
-        "{found:?}"
+    fixture_refuses(
+        "bookmark.yaml",
+        "  Bookmark:\n",
+        "  Share:\n",
+        "actions/bookmark.yaml: type `Share`: already declared in actions/shared.yaml",
     );
 }
 
