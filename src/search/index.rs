@@ -381,8 +381,8 @@ impl Index {
 
     /// The typo-tolerant fallback, word by word: a word the exact pass cannot place (three
     /// letters or more) is read as the known word within one edit (up to six letters) or
-    /// two (longer) that starts with the same letter, the closest and then the first in
-    /// order. An inflection (`labeled`, `reviewing`) is not a typo of its root, and most
+    /// two (longer) that starts with the same letter, the closest and then the likeliest
+    /// (most typos leave a letter out). An inflection (`labeled`, `reviewing`) is not a typo of its root, and most
     /// everyday typos are one edit (`mrege`, `isue`), so a six-letter word two edits from a
     /// catalog word (`access`, `accept`) is a word of its own.
     fn correct(&self, word: &str) -> Option<String> {
@@ -402,9 +402,21 @@ impl Index {
             .take_while(|known| known.starts_with(first))
             .filter(|known| known.chars().count().abs_diff(length) <= allowed)
             .filter(|known| !word.starts_with(known.as_str()))
+            // Three letters are too few to guess from: only a word cut short (`dif`) or
+            // with two letters swapped (`jbo`) is read as another; `bob` is a name, not `blob`.
+            .filter(|known| length > 3 || known.starts_with(word) || same_letters(word, known))
             .map(|known| (edit_distance(word, known), known))
             .filter(|(distance, _)| *distance <= allowed)
-            .min()
+            // Among the closest: a word the request cut short (`dif`, `diff`), then one
+            // with a letter left out (`grup`: `group`, not `grep`), then the first in order.
+            .min_by_key(|(distance, known)| {
+                (
+                    *distance,
+                    !known.starts_with(word),
+                    known.len() <= word.len(),
+                    *known,
+                )
+            })
             .map(|(_, known)| known.clone())
     }
 
@@ -603,6 +615,15 @@ impl Index {
 
 /// The container an action's path is scoped by: its first segment, in the singular, when a
 /// parameter follows it (`projects` in `/projects/{project_id}/merge_requests`).
+/// Whether two words are made of the same letters.
+fn same_letters(a: &str, b: &str) -> bool {
+    let mut a: Vec<char> = a.chars().collect();
+    let mut b: Vec<char> = b.chars().collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
+}
+
 fn container(action: &Action) -> Option<&'static str> {
     let mut segments = action.path.split('/').filter(|s| !s.is_empty());
     let first = segments.next()?;

@@ -534,34 +534,45 @@ impl Index {
     }
 }
 
-/// Whether a request names both a destructive action's operation and its object (its
-/// domain, by name, synonym or reference).
+/// Whether a request names both a destructive action's operation and its object: its
+/// domain, by name, synonym or a reference at the head of the request (`README.md`, `!42`).
 fn asks_for(reading: &Reading, document: &Document) -> bool {
     let verb = reading.intent.votes(document.operation) > 0;
     let object = reading.intent.domains.contains(&document.domain)
+        || reading
+            .intent
+            .referenced
+            .iter()
+            .any(|(domain, _)| *domain == document.domain)
         || reading.terms.iter().any(|q| {
-            q.candidates.iter().any(|(term, _, _)| {
-                document
-                    .terms
-                    .get(term)
-                    .is_some_and(|class| *class == Class::Domain)
-            })
+            q.candidates
+                .iter()
+                .any(|(term, ..)| names_domain(document, term))
         });
     verb && object
 }
 
-/// Whether a request names the action's domain or object with an exact (not misspelt) word.
+/// Whether a request names the action's domain or object with an exact (not misspelt)
+/// word, itself or by what it means (`wiki page` for `wiki`).
 fn names_exactly(reading: &Reading, document: &Document) -> bool {
     reading
         .terms
         .iter()
         .filter(|q| !q.typo && !q.context)
         .any(|q| {
-            document
-                .terms
-                .get(&q.stemmed)
-                .is_some_and(|class| matches!(class, Class::Domain | Class::Action | Class::Tag))
+            q.candidates.iter().any(|(term, ..)| {
+                document.terms.get(term).is_some_and(|class| {
+                    matches!(class, Class::Domain | Class::Action | Class::Tag)
+                })
+            })
         })
+}
+
+fn names_domain(document: &Document, term: &str) -> bool {
+    document
+        .terms
+        .get(term)
+        .is_some_and(|class| *class == Class::Domain)
 }
 
 /// Splits a long prompt into clauses at punctuation and at the words that join requests.

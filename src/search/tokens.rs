@@ -340,6 +340,14 @@ fn reference(word: &str) -> Option<Reference> {
     {
         return Some(Reference::Sha);
     }
+    // A key such as `DATABASE_URL` names one variable, setting or file.
+    if word.contains('_')
+        && word
+            .split('_')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric()))
+    {
+        return Some(Reference::Name);
+    }
     let name = word.rsplit('/').next().unwrap_or(word);
     let base = name.trim_start_matches('.');
     let stem = base.split('.').next().unwrap_or("");
@@ -393,6 +401,8 @@ mod tests {
             Some(Reference::File)
         );
         assert_eq!(reference("acme/api"), Some(Reference::Name));
+        assert_eq!(reference("database_url"), Some(Reference::Name));
+        assert_eq!(reference("_url"), None);
         assert_eq!(reference("api"), None);
     }
 }
