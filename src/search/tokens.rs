@@ -209,6 +209,10 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut state = State::default();
     let mut first_head = true;
+    // A verb has been read: "to" then starts a purpose ("add a task to upgrade postgres"),
+    // whose verb is what the thing is for, not what to do.
+    let mut asked = false;
+    let mut purpose = false;
     let mut at = 0;
     while at < units.len() {
         let unit = &units[at];
@@ -246,9 +250,15 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             // `ci runs`, `pull requests`: a phrase is plural by its last word.
             let end = &run[length - 1];
             let plural = meaning.names_thing() && end.ends_with('s') && words::stem(end) != *end;
+            let mut meaning = meaning;
+            if std::mem::take(&mut purpose) && !meaning.operations.is_empty() {
+                meaning = Meaning::default();
+            }
+            let verb = verb && !meaning.operations.is_empty();
             let role = state.role(verb);
             if role == Role::Head {
                 first_head = false;
+                asked |= verb;
             }
             tokens.push(Token {
                 word: run[..length].join(" "),
@@ -266,19 +276,25 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         }
         let word = unit.word.as_str();
         at += 1;
-        if PREPOSITIONS.contains(&word) {
+        if word == "to" && asked {
+            purpose = true;
+        } else if PREPOSITIONS.contains(&word) {
             state.context_left = CONTEXT_WORDS;
         } else if NEGATIONS.contains(&word) {
             state.negated = true;
         } else if word.chars().count() >= 2 && !words::is_stop_word(word) {
             let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
             let plural = plural && meaning.names_thing();
+            if std::mem::take(&mut purpose) && !meaning.operations.is_empty() {
+                meaning = Meaning::default();
+            }
             if meaning.names_thing() && (plural || !first_head) {
                 meaning.operations.clear();
             }
             let role = state.role(!meaning.operations.is_empty());
             if role == Role::Head {
                 first_head = false;
+                asked |= !meaning.operations.is_empty();
             }
             tokens.push(Token {
                 word: word.to_owned(),

@@ -167,6 +167,40 @@ fn destructive_actions_need_their_verb_and_object() {
 }
 
 #[test]
+fn a_verb_after_to_is_a_purpose_not_the_task() {
+    // Once a request has said what to do, "to <verb>" says what the thing is for.
+    let found = find("open an issue to delete the stale branches");
+    assert!(
+        found.hits.iter().all(|h| h.action.id != "branch.delete"),
+        "{:?}",
+        found.hits.iter().map(|h| h.action.id).collect::<Vec<_>>()
+    );
+    let found = find("write a comment on !42 to approve it");
+    assert_eq!(found.hits[0].action.id, "merge_request.note_create");
+    assert!(
+        found.hits[..3]
+            .iter()
+            .all(|h| h.action.id != "merge_request.approve")
+    );
+    // Without an earlier verb, "to" leads to the task itself.
+    assert_eq!(
+        find("I want to delete the branch feature/x").hits[0]
+            .action
+            .id,
+        "branch.delete"
+    );
+}
+
+#[test]
+fn typo_fallback_keeps_names_and_reads_short_words_carefully() {
+    // `bob` is a person, not a misspelt `blob`; `dif` is `diff` cut short; `jbo` is `job`.
+    let found = find("what role does bob have on acme/platform/web");
+    assert!(found.hits.iter().all(|h| h.action.id != "snippet.raw"));
+    assert_eq!(find("mr 42 dif").hits[0].action.id, "merge_request.diffs");
+    assert_eq!(find("jbo 70042 details").hits[0].action.id, "job.get");
+}
+
+#[test]
 fn requests_for_what_the_catalog_lacks_say_so() {
     let found = find("delete the user alice");
     let missing = found.missing.expect("a missing operation is reported");
