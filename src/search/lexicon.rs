@@ -12,7 +12,7 @@
 //! Entries are keyed by the stems of their words, so plurals and inflections meet. Phrases
 //! are matched over whole words, leftmost and longest first.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::words::{stem, units};
 use crate::catalog::{Action, DomainInfo, Vocabulary};
@@ -161,10 +161,44 @@ impl Lexicon {
                 declared.push(lexicon.verb(word, id));
             }
         }
+        // A word an action gives its domain's create, update or delete (not an operation
+        // of its own, such as "merge") names that domain too when no other domain uses it:
+        // "invite" adds members, "kick" removes them.
+        let shared_verbs: HashSet<&str> = vocabularies
+            .iter()
+            .flat_map(|v| v.operations.iter())
+            .flat_map(|list| list.words.iter().copied())
+            .collect();
+        let shared_operations: HashSet<&str> = vocabularies
+            .iter()
+            .flat_map(|v| v.operations.iter())
+            .map(|list| list.name)
+            .collect();
+        let mut verb_domains: HashMap<&str, Vec<&str>> = HashMap::new();
+        for action in actions {
+            for word in action.vocabulary.verbs {
+                let domains = verb_domains.entry(word).or_default();
+                if !domains.contains(&action.domain) {
+                    domains.push(action.domain);
+                }
+            }
+        }
         for action in actions {
             let id = lexicon.operation(action.vocabulary.operation);
+            let generic = shared_operations.contains(action.vocabulary.operation);
             for word in action.vocabulary.verbs {
-                declared.push(lexicon.verb(word, id));
+                let mut declared_verb = lexicon.verb(word, id);
+                if let (true, false, [domain]) = (
+                    generic,
+                    shared_verbs.contains(word),
+                    verb_domains[word].as_slice(),
+                ) {
+                    declared_verb
+                        .meaning
+                        .domains
+                        .extend(lexicon.domain_id(domain));
+                }
+                declared.push(declared_verb);
             }
         }
         // Objects name themselves; phrases name their action.

@@ -140,7 +140,14 @@ pub fn units(pieces: &[String], lexicon: &Lexicon) -> Vec<Unit> {
             })
             .trim_end_matches('.')
             .trim_start_matches('-');
-        let words = words::units(trimmed);
+        let mut words = words::units(trimmed);
+        // `to-dos`, `e-mail`: a hyphenated word the vocabulary knows joined up.
+        if words.len() > 1 && trimmed.contains('-') {
+            let joined = words.concat();
+            if lexicon.lookup(&joined).is_some() {
+                words = vec![joined];
+            }
+        }
         let possessive = words.len() == 1 && trimmed.ends_with("'s");
         let reference =
             reference(trimmed).filter(|r| *r != Reference::Name || !lexicon.is_phrase(&words));
@@ -275,6 +282,19 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             continue;
         }
         let word = unit.word.as_str();
+        // The word before, when it is a content word that asks for nothing: then a verb
+        // after it (but a participle: "MRs mentioning") ends a noun ("the new contact list").
+        let after_noun = at > 0 && {
+            let before = units[at - 1].word.as_str();
+            units[at - 1].reference.is_none()
+                && !units[at - 1].ends_clause
+                && !words::is_stop_word(before)
+                && !is_grammar(before)
+                && before != "to"
+                && lexicon
+                    .lookup(before)
+                    .is_none_or(|(meaning, _)| meaning.operations.is_empty())
+        };
         at += 1;
         if word == "to" && asked {
             purpose = true;
@@ -288,7 +308,9 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             if std::mem::take(&mut purpose) && !meaning.operations.is_empty() {
                 meaning = Meaning::default();
             }
-            if meaning.names_thing() && (plural || !first_head) {
+            if (meaning.names_thing() && (plural || !first_head))
+                || (asked && after_noun && !word.ends_with("ing"))
+            {
                 meaning.operations.clear();
             }
             let role = state.role(!meaning.operations.is_empty());

@@ -7,10 +7,12 @@ use gitlab_mcp::search::{FindRequest, Index};
 /// The floor the ranking must keep on both parts; the measured numbers are printed.
 /// The goal is 0.90 and 0.98 (issues 8 and 10-12). The breadth merge (48 -> 180 actions,
 /// new domains competing for everyday words such as "project", "release", "access")
-/// brought the tuning corpus to P@1 0.862 and P@5 0.958; these floors guard that measured
-/// state against further regressions until ranking work wins the goal back.
-const MIN_PRECISION_AT_1: f64 = 0.85;
-const MIN_PRECISION_AT_5: f64 = 0.95;
+/// brought the tuning corpus to P@1 0.862 and P@5 0.958; on 2026-12-01 half of an
+/// independent writer's requests joined it (269 lines that avoid the catalog's words):
+/// 0.823 / 0.933 on arrival, 0.851 / 0.954 after tuning on them. These floors guard the
+/// measured state against regressions until ranking work wins the goal back.
+const MIN_PRECISION_AT_1: f64 = 0.84;
+const MIN_PRECISION_AT_5: f64 = 0.94;
 
 /// P@1 and P@5 over one corpus file, by kind; misses are printed only when `show_misses`
 /// (never for the holdout, which is not looked at while tuning).
@@ -410,4 +412,25 @@ fn string_literals(source: &str) -> Vec<String> {
 fn string_literals_are_read_outside_comments_and_char_literals() {
     let source = "let a = \"one\"; // \"not\"\nlet b = ['\"', '\\'']; let c = \"t\\\"wo\";";
     assert_eq!(string_literals(source), ["one", "t\"wo"]);
+}
+
+/// Requests by a writer who saw neither the corpus, the holdout nor the ranker, in the
+/// words of people who do not know the catalog (half of them avoid its words on purpose);
+/// the other half of what they wrote joined the tuning corpus. Never printed. When it was
+/// written: P@1 0.581, P@5 0.793 over all 532 requests, before any tuning on them.
+const MIN_FRESH_AT_1: f64 = 0.55;
+const MIN_FRESH_AT_5: f64 = 0.76;
+
+#[test]
+fn ranking_precision_on_the_fresh_holdout() {
+    let (total, p1, p5) = precision("holdout-fresh.tsv", false);
+    assert!(total >= 250, "a fresh request per action at least");
+    assert!(
+        p1 >= MIN_FRESH_AT_1,
+        "fresh holdout P@1 {p1:.3} is under {MIN_FRESH_AT_1}"
+    );
+    assert!(
+        p5 >= MIN_FRESH_AT_5,
+        "fresh holdout P@5 {p5:.3} is under {MIN_FRESH_AT_5}"
+    );
 }
