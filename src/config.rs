@@ -304,8 +304,9 @@ impl Options {
         let policy = Arc::new(self.policy()?);
         if self.sandbox {
             let sandbox = start_sandbox().await?;
-            // Which seed token the session uses: alice's (`sandbox-token`), bob's, or alice's
-            // `read_api` one (`sandbox-token-read`).
+            // Which seed token the session uses: alice's (`sandbox-token`), bob's, alice's
+            // `read_api` one (`sandbox-token-read`), or the administrator root's
+            // (`sandbox-token-admin`).
             let token = std::env::var("GITLAB_SANDBOX_TOKEN")
                 .ok()
                 .filter(|t| !t.trim().is_empty())

@@ -307,7 +307,18 @@ impl GitlabClient {
         for (name, value) in headers {
             builder = builder.header(*name, value);
         }
-        if let Some(body) = request.json_body() {
+        if let Some((fields, upload)) = request.form() {
+            // Built again for each attempt: a form is consumed when sent. The file name is
+            // written as given (the handler refuses quotes, slashes and control characters);
+            // GitLab reads `filename="..."` verbatim, not percent-decoded.
+            let mut form = reqwest::multipart::Form::new().percent_encode_noop();
+            for (name, value) in fields {
+                form = form.text(name, value);
+            }
+            let file = reqwest::multipart::Part::bytes(upload.bytes.clone())
+                .file_name(upload.file_name.clone());
+            builder = builder.multipart(form.part(upload.field, file));
+        } else if let Some(body) = request.json_body() {
             let bytes = serde_json::to_vec(body).unwrap_or_default();
             builder = builder
                 .header("content-type", "application/json")

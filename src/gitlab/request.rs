@@ -67,8 +67,30 @@ pub struct Request {
     segments: Vec<Segment>,
     query: Vec<(String, String)>,
     body: Map<String, Value>,
+    /// A file to upload: the request is then sent as `multipart/form-data`, the file beside
+    /// the body's fields, instead of as JSON.
+    upload: Option<Upload>,
     /// Ask for the body as text rather than JSON (job logs, raw files).
     pub raw: bool,
+}
+
+/// A file sent in a `multipart/form-data` body, under the form field `field`.
+#[derive(Clone, PartialEq)]
+pub struct Upload {
+    pub field: &'static str,
+    pub file_name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The bytes are left out: they may be large, and they are the user's content.
+impl fmt::Debug for Upload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Upload")
+            .field("field", &self.field)
+            .field("file_name", &self.file_name)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
 }
 
 /// A value as it goes on the wire: absent, one value, or a list (`name[]=a&name[]=b`).
@@ -227,6 +249,7 @@ impl Request {
             segments: Vec::new(),
             query: Vec::new(),
             body: Map::new(),
+            upload: None,
             raw: false,
         }
     }
@@ -281,6 +304,17 @@ impl Request {
         self
     }
 
+    /// Sends `bytes` as the file `file_name` in the form field `field`: the request goes
+    /// as `multipart/form-data`, every body field a text part beside the file.
+    pub fn upload(mut self, field: &'static str, file_name: &str, bytes: Vec<u8>) -> Self {
+        self.upload = Some(Upload {
+            field,
+            file_name: file_name.to_owned(),
+            bytes,
+        });
+        self
+    }
+
     pub fn raw(mut self) -> Self {
         self.raw = true;
         self
@@ -332,6 +366,7 @@ impl Request {
             segments: self.segments[..=at].to_vec(),
             query: Vec::new(),
             body: Map::new(),
+            upload: None,
             raw: false,
         })
     }
@@ -384,9 +419,41 @@ impl Request {
         })
     }
 
+    /// The JSON body, unless the request uploads a file (`form`).
     pub fn json_body(&self) -> Option<&Map<String, Value>> {
-        (!self.body.is_empty() || !matches!(self.method, Method::Get | Method::Delete))
-            .then_some(&self.body)
+        (self.upload.is_none()
+            && (!self.body.is_empty() || !matches!(self.method, Method::Get | Method::Delete)))
+        .then_some(&self.body)
+    }
+
+    /// The file and the text fields of a `multipart/form-data` body, when the request
+    /// uploads one. Fields are named as GitLab reads a form: a nested object's as
+    /// `outer[inner]`, a list's items each as `name[]`.
+    pub fn form(&self) -> Option<(Vec<(String, String)>, &Upload)> {
+        let upload = self.upload.as_ref()?;
+        let mut fields = Vec::new();
+        for (name, value) in &self.body {
+            form_fields(name, value, &mut fields);
+        }
+        Some((fields, upload))
+    }
+}
+
+fn form_fields(name: &str, value: &Value, fields: &mut Vec<(String, String)>) {
+    match value {
+        Value::Null => {}
+        Value::String(text) => fields.push((name.to_owned(), text.clone())),
+        Value::Array(items) => {
+            for item in items {
+                form_fields(&format!("{name}[]"), item, fields);
+            }
+        }
+        Value::Object(nested) => {
+            for (inner, item) in nested {
+                form_fields(&format!("{name}[{inner}]"), item, fields);
+            }
+        }
+        other => fields.push((name.to_owned(), other.to_string())),
     }
 }
 
@@ -455,6 +522,38 @@ impl WireValue for PathOrId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_upload_sends_a_form_instead_of_json() {
+        let plain = Request::new(Method::Post)
+            .segment("uploads")
+            .body("branch", "main");
+        assert!(plain.form().is_none());
+        assert!(plain.json_body().is_some());
+
+        let upload = plain
+            .body("labels", &vec!["a".to_owned(), "b".to_owned()])
+            .body("options.draft", &true)
+            .upload("file", "diagram.png", vec![0x89, b'P', b'N', b'G']);
+        assert_eq!(upload.json_body(), None);
+        let (fields, file) = upload.form().unwrap();
+        assert_eq!(
+            fields,
+            [
+                ("branch".to_owned(), "main".to_owned()),
+                ("labels[]".to_owned(), "a".to_owned()),
+                ("labels[]".to_owned(), "b".to_owned()),
+                ("options[draft]".to_owned(), "true".to_owned()),
+            ]
+        );
+        assert_eq!(
+            (file.field, file.file_name.as_str()),
+            ("file", "diagram.png")
+        );
+        assert_eq!(file.bytes, [0x89, b'P', b'N', b'G']);
+        // The bytes never reach a log line through Debug.
+        assert!(format!("{upload:?}").contains("bytes: 4"));
+    }
 
     #[test]
     fn path_params_stay_in_one_segment() {

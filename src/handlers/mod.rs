@@ -23,6 +23,7 @@
 //! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
+//! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
@@ -35,6 +36,7 @@ mod positions;
 mod snippets;
 mod test_report;
 mod tokens;
+mod uploads;
 mod variables;
 mod wiki;
 mod writes;
@@ -119,6 +121,7 @@ handlers! {
         milestone_by_reference => milestones::by_reference,
         diff_position => positions::with_position,
         ci_variable_values => variables::ci_variable_values,
+        upload_file => uploads::upload_file,
     }
 }
 

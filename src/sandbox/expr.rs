@@ -165,6 +165,28 @@ impl Scope {
             "human_time" => json!(human_time(number(&value))),
             // A wiki page's slug: its title with spaces as hyphens, case and `/` kept.
             "wiki_slug" => json!(text(&value).trim().replace(' ', "-")),
+            // An uploaded file's name as GitLab stores it: characters other than letters,
+            // digits, `_`, `.`, `-` and `+` become `_`.
+            "file_name" => json!(
+                text(&value)
+                    .chars()
+                    .map(|c| match c {
+                        c if c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+') => c,
+                        _ => '_',
+                    })
+                    .collect::<String>()
+            ),
+            // A file name without its extension: the alt text of an embedded upload.
+            "stem" => {
+                let name = text(&value);
+                json!(
+                    name.rsplit_once('.')
+                        .map_or(name.as_str(), |(stem, _)| stem)
+                )
+            }
+            // Whether GitLab embeds an upload (`![...]`) rather than links it: an image,
+            // video or audio file by its extension.
+            "media" => json!(is_media(&text(&value))),
             // The day of a timestamp (`2025-06-02`), for date-only fields.
             "date" => json!(text(&value).chars().take(10).collect::<String>()),
             // A commit's short id: the first 8 characters.
@@ -419,7 +441,22 @@ const FILTERS: &[&str] = &[
     "revert_diff",
     "wiki_slug",
     "date",
+    "file_name",
+    "stem",
+    "media",
 ];
+
+/// The extensions GitLab embeds in Markdown (`Gitlab::FileTypeDetection`: safe and
+/// dangerous images, videos and audio).
+const MEDIA_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "bmp", "tiff", "ico", "webp", "svg", "mp4", "m4v", "mov", "webm",
+    "ogv", "mp3", "oga", "ogg", "spx", "wav",
+];
+
+fn is_media(name: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(_, ext)| MEDIA_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
 const OPERATORS: &[&str] = &[
     "$add", "$sub", "$max", "$min", "$test", "$if", "$map", "$view", "$merge", "$filter", "$group",
     "$count", "$concat",

@@ -276,7 +276,7 @@ fn parse_query(raw: &str) -> Query {
     Query { pairs }
 }
 
-/// A JSON or form body; for writes without a body, GitLab also reads the query string.
+/// A JSON, form or multipart body; for writes without a body, GitLab also reads the query string.
 fn parse_body(
     bytes: &[u8],
     headers: &HeaderMap,
@@ -288,6 +288,11 @@ fn parse_body(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     if !bytes.is_empty() {
+        if content_type.starts_with("multipart/form-data")
+            && let Some(fields) = super::multipart::parse(content_type, bytes)
+        {
+            return fields;
+        }
         if content_type.starts_with("application/x-www-form-urlencoded") {
             let text = String::from_utf8_lossy(bytes);
             return parse_query(&text)

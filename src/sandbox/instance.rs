@@ -5,7 +5,8 @@
 //! Community Edition (`Sandbox::play_community_edition`, or `GITLAB_SANDBOX_EDITION=ce`),
 //! where actions of a paid tier do not exist. A token's scopes are the seed user's
 //! `_token_scopes` for it (`api` when not listed), so `TOKEN_READ_API` can read and
-//! cannot write.
+//! cannot write. Only a seed user with `is_admin` (`root`, `TOKEN_ADMIN`) may call an
+//! action that requires an administrator; anyone else gets GitLab's `403 Forbidden`.
 
 use serde_json::{Value, json};
 
@@ -71,7 +72,8 @@ pub fn scopes(user: &Value, token: &str) -> Vec<String> {
         .unwrap_or_else(|| vec!["api".to_owned()])
 }
 
-/// GitLab's refusal when the edition lacks the action's tier, or the token its scope.
+/// GitLab's refusal when the edition lacks the action's tier, the token its scope, or the
+/// user the administrator flag an admin action needs.
 pub fn refusal(store: &Store, action: &Action, user: &Value, token: &str) -> Option<Failure> {
     if store.community_edition && action.requires.tier > Tier::Free {
         return Some(Failure {
@@ -91,6 +93,10 @@ pub fn refusal(store: &Store, action: &Action, user: &Value, token: &str) -> Opt
                 "scope": if writes { "api" } else { "api read_api" },
             }),
         });
+    }
+    // GitLab's `authenticated_as_admin!`: 403 with its plain message, after the scope check.
+    if action.requires.admin && user.get("is_admin").and_then(Value::as_bool) != Some(true) {
+        return Some(Failure::new(403, "403 Forbidden"));
     }
     None
 }

@@ -14,6 +14,7 @@ mod engine;
 mod expr;
 mod http;
 mod instance;
+mod multipart;
 mod repository;
 mod routes;
 mod search_routes;
@@ -34,6 +35,20 @@ pub const TOKEN: &str = "sandbox-token";
 pub const TOKEN_BOB: &str = "sandbox-token-bob";
 /// `alice` again, with a `read_api` token: it reads and cannot write.
 pub const TOKEN_READ_API: &str = "sandbox-token-read";
+/// The instance administrator, `root`: the only seed user who may call the actions that
+/// require an administrator (`requires: {admin: true}`); the others get GitLab's 403.
+pub const TOKEN_ADMIN: &str = "sandbox-token-admin";
+
+/// The seed token an action's example runs with: `root`'s for an action only
+/// administrators may call, `alice`'s for every other. Tests and snapshots that run every
+/// example take the token from here, so no admin action is skipped or refused silently.
+pub fn example_token(action: &crate::catalog::Action) -> &'static str {
+    if action.requires.admin {
+        TOKEN_ADMIN
+    } else {
+        TOKEN
+    }
+}
 
 /// A running sandbox; it stops when dropped.
 pub struct Sandbox {

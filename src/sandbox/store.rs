@@ -338,14 +338,17 @@ impl Store {
         Page::of(items, &query)
     }
 
-    /// Projects are visible when public or internal, or to their members; records inside a
-    /// project follow their project (the path already checked it, except for global lists).
+    /// Projects are visible when public or internal, to their members, or to an
+    /// administrator; records inside a project follow their project (the path already
+    /// checked it, except for global lists).
     pub fn visible_project(&self, project: &Value, user: &Value) -> bool {
         let visibility = project
             .get("visibility")
             .and_then(Value::as_str)
             .unwrap_or("private");
-        visibility != "private" || is_member(project, user)
+        visibility != "private"
+            || is_member(project, user)
+            || user.get("is_admin").and_then(Value::as_bool) == Some(true)
     }
 
     fn visible_record(&self, collection: &str, record: &Value, user: &Value) -> bool {

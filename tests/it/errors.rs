@@ -2,7 +2,7 @@
 //! structured content, and never the token.
 
 use gitlab_mcp::policy::Policy;
-use gitlab_mcp::sandbox::TOKEN;
+use gitlab_mcp::sandbox::{TOKEN, TOKEN_ADMIN};
 use serde_json::json;
 
 use crate::support::{args, dispatcher, dispatcher_with_token};
@@ -165,18 +165,24 @@ async fn unknown_actions_get_suggestions() {
 
 #[tokio::test]
 async fn the_token_never_appears_in_any_result() {
-    let (dispatcher, _sandbox) = dispatcher(Policy {
+    let policy = || Policy {
         yolo: true,
         ..Policy::default()
-    })
-    .await;
+    };
+    let (users, _sandbox) = dispatcher(policy()).await;
+    // Actions only administrators may call run as the sandbox's administrator, `root`.
+    let (admin, _admin_sandbox) = dispatcher_with_token(policy(), TOKEN_ADMIN).await;
     for action in gitlab_mcp::catalog::ACTIONS {
+        let (dispatcher, token) = match action.requires.admin {
+            true => (&admin, TOKEN_ADMIN),
+            false => (&users, TOKEN),
+        };
         let outcome = dispatcher
             .call(action.id, action.example_args(), true)
             .await;
         let structured = serde_json::to_string(&outcome.structured).unwrap();
         assert!(
-            !outcome.text.contains(TOKEN) && !structured.contains(TOKEN),
+            !outcome.text.contains(token) && !structured.contains(token),
             "{} leaked the token",
             action.id
         );

@@ -1,12 +1,13 @@
-//! The catalog fits the instance and the token: what the token's scopes or the edition
-//! cannot run is hidden from every surface, from find and from the catalog resources, and
-//! a call to it is refused with the reason, before anything is sent.
+//! The catalog fits the instance and the token: what the token's scopes, the edition or a
+//! user who is not an administrator cannot run is hidden from every surface, from find and
+//! from the catalog resources, and a call to it is refused with the reason, before anything
+//! is sent.
 
 use gitlab_mcp::catalog::{ACTIONS, Tier};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use serde_json::json;
 
-use crate::support::{args, assert_not_offered, client, text};
+use crate::support::{ADMIN_TOKEN, args, assert_not_offered, client, text};
 
 const READ_TOKEN: (&str, &str) = ("GITLAB_SANDBOX_TOKEN", "sandbox-token-read");
 
@@ -119,4 +120,121 @@ async fn the_community_edition_hides_every_paid_tier() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn administrators_actions_are_offered_to_root_only() {
+    let admin: Vec<&gitlab_mcp::catalog::Action> =
+        ACTIONS.iter().filter(|a| a.requires.admin).collect();
+    // System hooks at least: without an admin action this test proves nothing.
+    assert!(
+        admin.iter().any(|a| a.id == "webhook.system_list"),
+        "no admin action to hide"
+    );
+    for surface in ["individual", "meta", "dynamic"] {
+        let alice = client(&[("TOOL_SURFACE", surface)]).await;
+        let tools = alice.list_all_tools().await.unwrap();
+        assert_not_offered(surface, &tools, admin.iter().copied());
+        let manifest = alice
+            .read_resource(ReadResourceRequestParams::new("gitlab://tools"))
+            .await
+            .unwrap();
+        let manifest = serde_json::to_string(&manifest).unwrap();
+        for action in &admin {
+            assert!(
+                !manifest.contains(&format!("\\\"{}\\\"", action.id)),
+                "{surface}: {} offered to alice",
+                action.id
+            );
+        }
+
+        let root = client(&[("TOOL_SURFACE", surface), ADMIN_TOKEN]).await;
+        let tools = root.list_all_tools().await.unwrap();
+        let listed = serde_json::to_string(&tools).unwrap();
+        let all = root
+            .read_resource(ReadResourceRequestParams::new("gitlab://tools"))
+            .await
+            .unwrap();
+        let all = serde_json::to_string(&all).unwrap();
+        for action in &admin {
+            let offered = match surface {
+                "individual" => listed.contains(&format!("\"{}\"", action.tool_name())),
+                "meta" => tools
+                    .iter()
+                    .find(|t| t.name == format!("gitlab_{}", action.domain))
+                    .is_some_and(|t| {
+                        t.input_schema["properties"]["action"]["enum"]
+                            .as_array()
+                            .is_some_and(|names| names.contains(&json!(action.name)))
+                    }),
+                _ => true,
+            };
+            assert!(offered, "{surface}: {} not offered to root", action.id);
+            assert!(
+                all.contains(&format!("\\\"{}\\\"", action.id)),
+                "{surface}: {} missing from root's catalog",
+                action.id
+            );
+        }
+
+        if surface == "dynamic" {
+            let find = CallToolRequestParams::new("gitlab_find_action")
+                .with_arguments(args(json!({"query": "list the system hooks", "limit": 20})));
+            let ids = |found: rmcp::model::CallToolResult| -> Vec<String> {
+                found.structured_content.unwrap()["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|hit| hit["id"].as_str().unwrap().to_owned())
+                    .collect()
+            };
+            let for_alice = ids(alice.call_tool(find.clone()).await.unwrap());
+            assert!(
+                !for_alice.iter().any(|id| id == "webhook.system_list"),
+                "find offered alice {for_alice:?}"
+            );
+            let for_root = ids(root.call_tool(find).await.unwrap());
+            assert!(
+                for_root.iter().any(|id| id == "webhook.system_list"),
+                "find did not offer root {for_root:?}"
+            );
+            let refused = alice
+                .call_tool(
+                    CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(
+                        json!({"action": "webhook.system_list", "params": {}}),
+                    )),
+                )
+                .await
+                .unwrap();
+            assert_eq!(refused.is_error, Some(true));
+            let message = text(&refused);
+            assert!(
+                message.contains("is for GitLab administrators"),
+                "{message}"
+            );
+        }
+        alice.cancel().await.unwrap();
+        root.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_sandbox_refuses_administrators_endpoints_to_others() {
+    // Unfitted, alice's call reaches the sandbox, which answers as GitLab does.
+    let client = client(&[
+        ("TOOL_SURFACE", "individual"),
+        ("GITLAB_FIT_CATALOG", "false"),
+    ])
+    .await;
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("gitlab_ci_variable_instance_list")
+                .with_arguments(args(json!({}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    let message = text(&refused);
+    assert!(message.contains("403"), "{message}");
+    client.cancel().await.unwrap();
 }

@@ -6,22 +6,37 @@ use gitlab_mcp::catalog::ACTIONS;
 use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 
-use crate::support::{assert_valid, client, text};
+use crate::support::{ADMIN_TOKEN, assert_valid, client, example_token, text};
 
 #[tokio::test]
 async fn every_action_validates_against_its_output_schema() {
     let shared = client(&[("TOOL_SURFACE", "individual")]).await;
-    let tools = shared.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), ACTIONS.len(), "one tool per action");
+    // Actions only administrators may call run as the sandbox's administrator, `root`.
+    let shared_admin = client(&[("TOOL_SURFACE", "individual"), ADMIN_TOKEN]).await;
+    let tools = shared_admin.list_all_tools().await.unwrap();
+    assert_eq!(
+        tools.len(),
+        ACTIONS.len(),
+        "one tool per action for an administrator"
+    );
+    let users_tools = shared.list_all_tools().await.unwrap();
+    assert_eq!(
+        users_tools.len(),
+        ACTIONS.iter().filter(|a| !a.requires.admin).count(),
+        "one tool per action but the administrators' for alice"
+    );
 
-    // Reads share one server; each write gets a fresh sandbox, as its example expects.
+    // Reads share one server per user; each write gets a fresh sandbox, as its example
+    // expects.
     for action in ACTIONS {
         let fresh;
-        let client = if action.safety.read_only {
-            &shared
-        } else {
-            fresh = client(&[("TOOL_SURFACE", "individual")]).await;
-            &fresh
+        let client = match (action.safety.read_only, action.requires.admin) {
+            (true, false) => &shared,
+            (true, true) => &shared_admin,
+            (false, _) => {
+                fresh = client(&[("TOOL_SURFACE", "individual"), example_token(action)]).await;
+                &fresh
+            }
         };
         let tool = tools
             .iter()
@@ -94,11 +109,13 @@ async fn every_action_validates_against_its_output_schema() {
         );
     }
     shared.cancel().await.unwrap();
+    shared_admin.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn tools_carry_annotations_from_the_manifest() {
-    let client = client(&[("TOOL_SURFACE", "individual")]).await;
+    // The administrator is offered every action.
+    let client = client(&[("TOOL_SURFACE", "individual"), ADMIN_TOKEN]).await;
     let tools = client.list_all_tools().await.unwrap();
     for action in ACTIONS {
         let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap();
@@ -128,7 +145,7 @@ async fn tools_carry_annotations_from_the_manifest() {
 
 #[tokio::test]
 async fn a_meta_tool_is_as_risky_as_its_riskiest_action() {
-    let client = client(&[("TOOL_SURFACE", "meta")]).await;
+    let client = client(&[("TOOL_SURFACE", "meta"), ADMIN_TOKEN]).await;
     let tools = client.list_all_tools().await.unwrap();
     for tool in &tools {
         let domain = tool.name.trim_start_matches("gitlab_");

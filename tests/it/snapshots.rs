@@ -1,5 +1,5 @@
 //! Every action has a full-response snapshot among the trycmd cases in `tests/cmd/`
-//! (a `.toml` case and its `.stdout`).
+//! (a `.toml` case and its `.stdout`), run as the user its example is for.
 
 use gitlab_mcp::catalog::ACTIONS;
 
@@ -33,4 +33,28 @@ fn every_action_has_a_cli_snapshot() {
         missing.is_empty(),
         "actions without a snapshot in tests/cmd/: {missing:?}"
     );
+}
+
+/// An action only administrators may call is snapshot as the sandbox's administrator
+/// (`env.add.GITLAB_SANDBOX_TOKEN`), every other as alice: the token `sandbox::example_token`
+/// names, so no snapshot is a refusal and none runs with more rights than it needs.
+#[test]
+fn each_snapshot_runs_with_its_examples_token() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd");
+    for action in ACTIONS {
+        let path = dir.join(format!("{}.toml", action.id));
+        let case =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let token = case
+            .lines()
+            .find_map(|l| l.strip_prefix("env.add.GITLAB_SANDBOX_TOKEN = "))
+            .map(|value| value.trim_matches('"'))
+            .unwrap_or(gitlab_mcp::sandbox::TOKEN);
+        assert_eq!(
+            token,
+            gitlab_mcp::sandbox::example_token(action),
+            "{}: the snapshot runs with another user's token",
+            action.id
+        );
+    }
 }

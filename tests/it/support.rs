@@ -48,6 +48,16 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
         .expect("the MCP handshake succeeds")
 }
 
+/// The sandbox token setting that runs `action`'s example: the administrator `root`'s for
+/// an action only administrators may call, `alice`'s for every other
+/// (`sandbox::example_token`).
+pub fn example_token(action: &gitlab_mcp::catalog::Action) -> (&'static str, &'static str) {
+    ("GITLAB_SANDBOX_TOKEN", sandbox::example_token(action))
+}
+
+/// The administrator `root`'s token, as a client setting.
+pub const ADMIN_TOKEN: (&str, &str) = ("GITLAB_SANDBOX_TOKEN", sandbox::TOKEN_ADMIN);
+
 /// Asserts that none of `actions` is offered among `tools`: no individual tool, and no
 /// action in its meta tool's enum.
 pub fn assert_not_offered<'a>(

@@ -5,7 +5,7 @@ use gitlab_mcp::catalog::ACTIONS;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Map, Value, json};
 
-use crate::support::{Client, client};
+use crate::support::{ADMIN_TOKEN, Client, client};
 
 async fn call(
     client: &Client,
@@ -44,14 +44,22 @@ async fn call(
 async fn the_same_call_gives_the_same_result_on_every_surface() {
     let surfaces = ["individual", "meta", "dynamic"];
     let mut clients = Vec::new();
+    // Actions only administrators may call run as the sandbox's administrator, `root`.
+    let mut admin_clients = Vec::new();
     for surface in surfaces {
         clients.push(client(&[("TOOL_SURFACE", surface)]).await);
+        admin_clients.push(client(&[("TOOL_SURFACE", surface), ADMIN_TOKEN]).await);
     }
     let mut order: Vec<_> = ACTIONS.iter().collect();
     order.sort_by_key(|a| (!a.safety.read_only, a.safety.destructive));
     for action in order {
         let mut results = Vec::new();
-        for (surface, client) in surfaces.iter().zip(&clients) {
+        let clients = if action.requires.admin {
+            &admin_clients
+        } else {
+            &clients
+        };
+        for (surface, client) in surfaces.iter().zip(clients) {
             results.push(call(client, surface, action, action.example_args()).await);
         }
         for (surface, result) in surfaces.iter().zip(&results).skip(1) {
@@ -91,7 +99,7 @@ async fn the_same_call_gives_the_same_result_on_every_surface() {
             .all(|l| l.as_deref() == Some("gitlab://project/acme%2Fplatform%2Fapi/mr/42")),
         "{links:?}"
     );
-    for client in clients {
+    for client in clients.into_iter().chain(admin_clients) {
         client.cancel().await.unwrap();
     }
 }
