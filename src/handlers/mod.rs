@@ -24,6 +24,7 @@
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
@@ -33,6 +34,7 @@ mod job_log;
 mod log_focus;
 mod milestones;
 mod positions;
+mod registry;
 mod snippets;
 mod test_report;
 mod tokens;
@@ -116,6 +118,7 @@ handlers! {
         wiki_window => wiki::wiki_window,
         token_created => tokens::token_created,
         snippet_raw => snippets::snippet_raw,
+        tag_cleanup => registry::tag_cleanup,
     }
     plan {
         milestone_by_reference => milestones::by_reference,

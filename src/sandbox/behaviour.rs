@@ -95,7 +95,8 @@ pub struct Behaviour {
     /// Preconditions, in order: the first that fails answers.
     #[serde(default)]
     pub require: Vec<Requirement>,
-    /// Body parameters that are instructions, not fields of the record.
+    /// Parameters that are instructions, not fields of the record: body parameters not
+    /// stored, and query parameters that do not filter a computed list (`tags_count`).
     #[serde(default)]
     pub ignore: Vec<String>,
     /// Fields of the created or changed record (templates; `$inc`, `$push`, `$pull`,

@@ -441,14 +441,14 @@ impl Run {
                 .into_bytes(),
             ),
             // A computed list is filtered by the query as any list is, then paged.
+            // Parameters the entry ignores shape the answer and filter nothing.
             Shape::Page => {
                 let items = body.as_array().cloned().unwrap_or_default();
-                Answer::Page(store.page(
-                    &collection,
-                    items.iter().collect(),
-                    call.query,
-                    &call.user,
-                ))
+                let mut query = call.query.clone();
+                query
+                    .pairs
+                    .retain(|(key, _)| !behaviour.ignore.contains(key));
+                Answer::Page(store.page(&collection, items.iter().collect(), &query, &call.user))
             }
         })
     }

@@ -234,8 +234,11 @@ impl Scope {
                 };
                 self.eval(store, branch)
             }
+            // `{"$map": {"over": list, "to": template, "as": name}}`: each item bound as
+            // `name` (default `item`), so a `$filter` inside `to` can still see it.
             "$map" => {
                 let items = self.eval(store, &argument["over"]);
+                let name = argument["as"].as_str().unwrap_or("item");
                 let mut inner = self.clone();
                 Value::Array(
                     items
@@ -243,7 +246,7 @@ impl Scope {
                         .into_iter()
                         .flatten()
                         .map(|item| {
-                            inner.bind("item", item.clone());
+                            inner.bind(name, item.clone());
                             inner.eval(store, &argument["to"])
                         })
                         .collect(),
