@@ -21,6 +21,7 @@ mod properties;
 mod protocol;
 mod reads;
 mod resources;
+mod review;
 mod sandbox;
 mod search;
 mod shapes;
