@@ -9,10 +9,12 @@ use gitlab_mcp::search::{FindRequest, Index};
 /// new domains competing for everyday words such as "project", "release", "access")
 /// brought the tuning corpus to P@1 0.862 and P@5 0.958; on 2026-12-01 half of an
 /// independent writer's requests joined it (269 lines that avoid the catalog's words):
-/// 0.823 / 0.933 on arrival, 0.851 / 0.954 after tuning on them. These floors guard the
-/// measured state against regressions until ranking work wins the goal back.
-const MIN_PRECISION_AT_1: f64 = 0.84;
-const MIN_PRECISION_AT_5: f64 = 0.94;
+/// 0.823 / 0.933 on arrival, 0.851 / 0.954 after tuning on them; then half of a second
+/// writer's (273 assistant-style searches and chat lines): 0.820 / 0.938 on arrival,
+/// 0.834 / 0.946 after tuning. These floors guard the measured state against regressions
+/// until ranking work wins the goal back.
+const MIN_PRECISION_AT_1: f64 = 0.82;
+const MIN_PRECISION_AT_5: f64 = 0.93;
 
 /// P@1 and P@5 over one corpus file, by kind; misses are printed only when `show_misses`
 /// (never for the holdout, which is not looked at while tuning).
@@ -414,17 +416,19 @@ fn string_literals_are_read_outside_comments_and_char_literals() {
     assert_eq!(string_literals(source), ["one", "t\"wo"]);
 }
 
-/// Requests by a writer who saw neither the corpus, the holdout nor the ranker, in the
-/// words of people who do not know the catalog (half of them avoid its words on purpose);
-/// the other half of what they wrote joined the tuning corpus. Never printed. When it was
-/// written: P@1 0.581, P@5 0.793 over all 532 requests, before any tuning on them.
-const MIN_FRESH_AT_1: f64 = 0.55;
-const MIN_FRESH_AT_5: f64 = 0.76;
+/// Requests by writers who saw neither the corpus, the holdout nor the ranker, in the
+/// words of people who do not know the catalog; the other half of what each wrote joined
+/// the tuning corpus. Never printed. On arrival, over all their requests, before any tuning
+/// on them: the first writer (half of the lines avoid the catalog's words) P@1 0.581,
+/// P@5 0.793; the second (assistant-style searches and chat, after tuning on the first)
+/// P@1 0.682, P@5 0.862. After tuning on both tuning halves: 0.669 / 0.848 (528 requests).
+const MIN_FRESH_AT_1: f64 = 0.64;
+const MIN_FRESH_AT_5: f64 = 0.82;
 
 #[test]
 fn ranking_precision_on_the_fresh_holdout() {
     let (total, p1, p5) = precision("holdout-fresh.tsv", false);
-    assert!(total >= 250, "a fresh request per action at least");
+    assert!(total >= 500, "two fresh requests per action at least");
     assert!(
         p1 >= MIN_FRESH_AT_1,
         "fresh holdout P@1 {p1:.3} is under {MIN_FRESH_AT_1}"
