@@ -471,7 +471,8 @@ impl Index {
 
     pub fn find(&self, request: &FindRequest) -> Found {
         let query = request.query.trim();
-        let raw = tokens::pieces(query);
+        let mut raw = tokens::pieces(query);
+        tokens::drop_speaker(&mut raw);
         let reading = self.read(&raw);
         let mut hits = self.rank(query, &raw, &reading, request.explain);
 

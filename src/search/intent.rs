@@ -93,9 +93,19 @@ impl Intent {
                 .to_owned()
         };
         let pieces: Vec<String> = pieces.iter().map(bare).collect();
-        intent.question = pieces
-            .first()
-            .is_some_and(|w| QUESTIONS.contains(&w.as_str()));
+        // "how do I add a variable" asks how to do something: it is a task, not a question.
+        let asks_how_to = matches!(
+            pieces
+                .iter()
+                .take(3)
+                .map(String::as_str)
+                .collect::<Vec<_>>()[..],
+            ["how", "do" | "can" | "should" | "would", "i" | "we", ..] | ["how", "to", ..]
+        );
+        intent.question = !asks_how_to
+            && pieces
+                .first()
+                .is_some_and(|w| QUESTIONS.contains(&w.as_str()));
         for (index, piece) in pieces.iter().enumerate() {
             let previous = index
                 .checked_sub(1)

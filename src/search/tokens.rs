@@ -113,6 +113,42 @@ pub fn pieces(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words that end a speaker's role ("security auditor:", "GitLab admin here:").
+const ROLES: &[&str] = &[
+    "administrator",
+    "analyst",
+    "architect",
+    "auditor",
+    "cto",
+    "designer",
+    "dev",
+    "developer",
+    "engineer",
+    "here",
+    "intern",
+    "lead",
+    "manager",
+    "ops",
+    "pm",
+    "qa",
+    "sre",
+    "support",
+    "tester",
+    "writer",
+];
+
+/// Drops who is speaking from the head of a request ("security auditor: who has ...",
+/// "PM: ..."): up to three words before a colon, the last of them a role, say who asks,
+/// not what ("create an issue: ..." is kept).
+pub fn drop_speaker(pieces: &mut Vec<String>) {
+    let Some(end) = pieces.iter().take(3).position(|p| p.ends_with(':')) else {
+        return;
+    };
+    if ROLES.contains(&pieces[end].trim_end_matches(':')) && end + 1 < pieces.len() {
+        pieces.drain(..=end);
+    }
+}
+
 /// One word of a request, or one reference, before phrases are grouped.
 #[derive(Debug, Clone)]
 pub struct Unit {
