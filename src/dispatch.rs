@@ -373,6 +373,16 @@ impl Dispatcher {
             ActionError::InvalidParams(message) => {
                 Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id))
             }
+            // Fitting hides admin actions from users GitLab says are not administrators;
+            // this is the answer when fitting is off or could not tell.
+            ActionError::Gitlab(error)
+                if error.kind == ErrorKind::Forbidden && action.requires.admin =>
+            {
+                Outcome::error(format!(
+                    "`{}` failed: only GitLab administrators may call it, and GitLab refused this token's user (403). Use an administrator's token.",
+                    action.id
+                ))
+            }
             ActionError::Gitlab(error) => {
                 let mut text = format!("`{}` failed. {}", action.id, error.explain());
                 if error.fate_unknown()
@@ -468,11 +478,24 @@ impl Dispatcher {
         steps
     }
 
-    /// What to do when a get finds nothing: list the domain to find the right name, and
-    /// check the spelling. The action's own hints are about an entity that exists.
+    /// What to do when a get finds nothing: list the collection the get reads from (the
+    /// list at its path without the last parameter: `webhook.system_list` for
+    /// `webhook.system_get`), else the domain's list, to find the right name, and check the
+    /// spelling. The action's own hints are about an entity that exists.
     fn not_found_steps(&self, action: &Action) -> Vec<String> {
         let mut steps = Vec::new();
-        let list = catalog::find(&format!("{}.list", action.domain))
+        let collection = action
+            .path
+            .rsplit_once('/')
+            .map(|(collection, _)| collection);
+        let list = catalog::ACTIONS
+            .iter()
+            .find(|list| {
+                list.method == crate::gitlab::Method::Get
+                    && Some(list.path) == collection
+                    && matches!(list.result, ResultShape::List { .. })
+            })
+            .or_else(|| catalog::find(&format!("{}.list", action.domain)))
             .filter(|list| self.policy.allows(list));
         if let Some(list) = list {
             steps.push(format!("Find the right one with `{}`", list.id));

@@ -235,6 +235,9 @@ async fn the_sandbox_refuses_administrators_endpoints_to_others() {
         .unwrap();
     assert_eq!(refused.is_error, Some(true));
     let message = text(&refused);
-    assert!(message.contains("403"), "{message}");
+    assert!(
+        message.contains("only GitLab administrators may call it") && message.contains("403"),
+        "{message}"
+    );
     client.cancel().await.unwrap();
 }

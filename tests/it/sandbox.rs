@@ -305,3 +305,86 @@ async fn pipelines_and_jobs_change_state() {
         .await;
     assert_eq!(status, 403, "nothing left to retry");
 }
+
+/// Uploads `bytes` as the file `name` to acme/platform/api's wiki, on the branch `docs`.
+async fn upload(api: &Api, name: &str, bytes: &'static [u8]) -> (u16, Value) {
+    let form = reqwest::multipart::Form::new()
+        .percent_encode_noop()
+        .text("branch", "docs")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(bytes).file_name(name.to_owned()),
+        );
+    let response = api
+        .http
+        .post(format!(
+            "{}/api/v4/{API}/wikis/attachments",
+            api.sandbox.url()
+        ))
+        .header("PRIVATE-TOKEN", TOKEN)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_wiki_upload_is_read_from_a_multipart_form() {
+    let api = Api::start().await;
+    // A PDF is linked, under its name as GitLab stores it.
+    let (status, pdf) = upload(&api, "on call v2.pdf", b"%PDF-1.7").await;
+    assert_eq!(status, 201, "{pdf}");
+    assert_eq!(
+        (&pdf["file_name"], &pdf["branch"]),
+        (&json!("on_call_v2.pdf"), &json!("docs"))
+    );
+    let path = pdf["file_path"].as_str().unwrap();
+    assert!(
+        path.starts_with("uploads/") && path.ends_with("/on_call_v2.pdf"),
+        "{path}"
+    );
+    assert_eq!(pdf["link"]["url"], path);
+    assert_eq!(pdf["link"]["markdown"], format!("[on_call_v2.pdf]({path})"));
+    // An image is embedded, named by its name without the extension.
+    let (_, png) = upload(&api, "deploy-flow.PNG", b"\x89PNG\r\n\x1a\n").await;
+    let path = png["file_path"].as_str().unwrap();
+    assert_eq!(png["link"]["markdown"], format!("![deploy-flow]({path})"));
+    // No file part: Grape's refusal.
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("{API}/wikis/attachments"),
+            json!({"branch": "main"}),
+        )
+        .await;
+    assert_eq!((status, body), (400, json!({"error": "file is missing"})));
+}
+
+#[tokio::test]
+async fn admin_endpoints_answer_administrators_only() {
+    let api = Api::start().await;
+    for (token, status) in [
+        (TOKEN, 403),
+        (sandbox::TOKEN_BOB, 403),
+        (sandbox::TOKEN_READ_API, 403),
+        (sandbox::TOKEN_ADMIN, 200),
+    ] {
+        for path in ["hooks", "admin/ci/variables"] {
+            let response = api
+                .http
+                .get(format!("{}/api/v4/{path}", api.sandbox.url()))
+                .header("PRIVATE-TOKEN", token)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), status, "{token} {path}");
+            if status == 403 {
+                let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+                assert_eq!(body, json!({"message": "403 Forbidden"}));
+            }
+        }
+    }
+}
