@@ -97,10 +97,19 @@ impl GitlabError {
             500..=599 => ErrorKind::Server,
             _ => ErrorKind::Invalid,
         };
+        let detail = detail_from_body(body);
+        // Some endpoints (award emoji) wrap a validation failure in a 404:
+        // `404 Award Emoji Name has already been taken Not Found`. That is a refusal of
+        // this request, not a missing project or path.
+        let kind = match kind {
+            ErrorKind::NotFound if detail.contains("has already been taken") => ErrorKind::Conflict,
+            ErrorKind::NotFound if detail.contains("is not a valid") => ErrorKind::Invalid,
+            kind => kind,
+        };
         Self {
             kind,
             status: Some(status),
-            detail: detail_from_body(body),
+            detail,
             retry_after,
             write: false,
             token_from_request: false,
@@ -295,6 +304,22 @@ mod tests {
 
         let error = GitlabError::from_status(500, b"<html><body>Oops</body></html>", None);
         assert_eq!(error.detail, "");
+    }
+
+    #[test]
+    fn a_validation_failure_in_a_404_is_a_refusal() {
+        let taken = GitlabError::from_status(
+            404,
+            br#"{"message":"404 Award Emoji Name has already been taken Not Found"}"#,
+            None,
+        );
+        assert_eq!(taken.kind, ErrorKind::Conflict);
+        let invalid = GitlabError::from_status(
+            404,
+            br#"{"message":"404 Award Emoji Name is not a valid emoji name Not Found"}"#,
+            None,
+        );
+        assert_eq!(invalid.kind, ErrorKind::Invalid);
     }
 
     #[test]

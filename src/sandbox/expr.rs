@@ -160,8 +160,9 @@ impl Scope {
             "sha" => json!(fake_sha(&format!("{argument}:{}", text(&value)))),
             "text" => json!(text(&value)),
             // GitLab's time tracking: `1w 2d 3h 30m` (a week of 5 days, a day of 8 hours,
-            // a month of 4 weeks) to seconds, and back.
-            "seconds" => json!(parse_duration(&text(&value)).unwrap_or(0)),
+            // a month of 4 weeks) to seconds, and back. Null when it is not a duration, so
+            // a behaviour can refuse it with `present: false`.
+            "seconds" => parse_duration(&text(&value)).map_or(Value::Null, |s| json!(s)),
             "human_time" => json!(human_time(number(&value))),
             // A wiki page's slug: its title with spaces as hyphens, case and `/` kept.
             "wiki_slug" => json!(text(&value).trim().replace(' ', "-")),
@@ -632,7 +633,8 @@ const TIME_UNITS: &[(&str, i64)] = &[
     ("s", 1),
 ];
 
-/// `1w 2d 3h 30m` (spaces optional) in seconds; `None` when it is not a duration.
+/// `1w 2d 3h 30m` (spaces optional) in seconds; `None` when it is not a duration. A number
+/// without a unit counts hours, as GitLab reads `3`.
 pub fn parse_duration(text: &str) -> Option<i64> {
     let mut rest = text.trim();
     let mut total = 0;
@@ -643,6 +645,11 @@ pub fn parse_duration(text: &str) -> Option<i64> {
             .unwrap_or(rest.len());
         let amount: i64 = rest[..digits].parse().ok()?;
         rest = &rest[digits..];
+        if rest.is_empty() {
+            total += amount * 3600;
+            seen = true;
+            break;
+        }
         let (unit, seconds) = TIME_UNITS.iter().find(|(unit, _)| rest.starts_with(unit))?;
         total += amount * seconds;
         rest = rest[unit.len()..].trim_start();
@@ -719,4 +726,22 @@ pub fn fake_sha(seed: &str) -> String {
         out.push_str(&format!("{hash:016x}"));
     }
     out[..40].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{human_time, parse_duration};
+
+    #[test]
+    fn durations_read_and_write_as_gitlab_does() {
+        assert_eq!(parse_duration("3h30m"), Some(3 * 3600 + 30 * 60));
+        assert_eq!(parse_duration("1w 2d"), Some((5 + 2) * 8 * 3600));
+        assert_eq!(parse_duration("1mo"), Some(4 * 5 * 8 * 3600));
+        assert_eq!(parse_duration("3"), Some(3 * 3600));
+        assert_eq!(parse_duration("soon"), None);
+        assert_eq!(parse_duration("-1h"), None);
+        assert_eq!(parse_duration(""), None);
+        assert_eq!(human_time(12 * 3600), "1d 4h");
+        assert_eq!(human_time((5 + 2) * 8 * 3600), "1w 2d");
+    }
 }

@@ -106,3 +106,93 @@ async fn a_draft_reply_needs_a_thread_of_the_merge_request() {
         outcome.text
     );
 }
+
+#[tokio::test]
+async fn a_thumbs_up_is_an_upvote_and_a_second_one_is_refused() {
+    let (dispatcher, sandbox) = dispatcher(Policy::default()).await;
+    // The issue's upvotes as GitLab reports them (the catalog's Issue does not carry them).
+    let upvotes = || async {
+        let text = reqwest::Client::new()
+            .get(format!("{}/api/v4/projects/101/issues/12", sandbox.url()))
+            .header("PRIVATE-TOKEN", gitlab_mcp::sandbox::TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let issue: serde_json::Value = serde_json::from_str(&text).unwrap();
+        issue["upvotes"].as_i64().unwrap()
+    };
+    let thumbs_up =
+        || args(json!({"project_id": "acme/platform/api", "issue_iid": 12, "name": "thumbsup"}));
+    let issue = || args(json!({"project_id": "acme/platform/api", "issue_iid": 12}));
+    let before = upvotes().await;
+
+    let added = dispatcher
+        .call("issue.reaction_add", thumbs_up(), false)
+        .await;
+    assert!(!added.is_error, "{}", added.text);
+    assert_eq!(added.structured.unwrap()["awardable_type"], "Issue");
+    assert_eq!(upvotes().await, before + 1);
+    let listed = dispatcher.call("issue.reaction_list", issue(), false).await;
+    assert!(listed.text.contains("@alice"), "{}", listed.text);
+
+    let again = dispatcher
+        .call("issue.reaction_add", thumbs_up(), false)
+        .await;
+    assert!(again.is_error, "{}", again.text);
+    assert!(
+        again.text.contains("has already been taken") && !again.text.contains("nothing there"),
+        "{}",
+        again.text
+    );
+}
+
+#[tokio::test]
+async fn an_emoji_name_with_colons_is_refused_as_a_bad_parameter() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let outcome = dispatcher
+        .call(
+            "merge_request.note_reaction_add",
+            args(json!({
+                "project_id": "acme/platform/api", "merge_request_iid": 42,
+                "note_id": 600001, "name": ":eyes:"
+            })),
+            false,
+        )
+        .await;
+    assert!(outcome.is_error, "{}", outcome.text);
+    assert!(
+        outcome.text.contains("not a valid emoji name")
+            && outcome.text.contains("Fix the parameters"),
+        "{}",
+        outcome.text
+    );
+}
+
+#[tokio::test]
+async fn a_time_estimate_reads_gitlab_durations_and_refuses_others() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let estimate = |duration: &str| {
+        args(json!({"project_id": "acme/platform/api", "issue_iid": 12, "duration": duration}))
+    };
+    let set = dispatcher
+        .call("issue.time_estimate_set", estimate("1w 2d"), false)
+        .await;
+    assert!(!set.is_error, "{}", set.text);
+    let stats = set.structured.unwrap();
+    // A week of 5 days, a day of 8 hours.
+    assert_eq!(stats["time_estimate"], 7 * 8 * 3600);
+    assert_eq!(stats["human_time_estimate"], "1w 2d");
+
+    let refused = dispatcher
+        .call("issue.time_estimate_set", estimate("about two days"), false)
+        .await;
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(
+        refused.text.contains("must have a valid format"),
+        "{}",
+        refused.text
+    );
+}
