@@ -23,6 +23,9 @@
 //! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
+//! | `work_item_widgets` | `work_item.list`, `.get`, `epic.list`, `.get` | GraphQL's widgets (description, assignees, labels, dates, hierarchy) merged into the work item as fields |
+//! | `work_item_create` | `work_item.create` | the work item type's global ID (and the parent's) looked up by name and IID first |
+//! | `work_item_update` | `work_item.update` | the work item's global ID looked up from its IID first |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
@@ -37,6 +40,7 @@ mod test_report;
 mod tokens;
 mod variables;
 mod wiki;
+mod work_items;
 mod writes;
 
 use std::future::Future;
@@ -119,6 +123,9 @@ handlers! {
         milestone_by_reference => milestones::by_reference,
         diff_position => positions::with_position,
         ci_variable_values => variables::ci_variable_values,
+        work_item_widgets => work_items::work_item_widgets,
+        work_item_create => work_items::work_item_create,
+        work_item_update => work_items::work_item_update,
     }
 }
 
