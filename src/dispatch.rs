@@ -350,6 +350,10 @@ impl Dispatcher {
             })?;
             return run(context, action, plan).await;
         }
+        if action.graphql.is_some() {
+            let result = graphql_result(context, action, &plan.request).await?;
+            return graphql_decode(action, &plan.args, &plan.request, result);
+        }
         let response = context.send(plan.request.clone()).await?;
         Ok(decode(action, &plan.args, &response)?)
     }
@@ -460,6 +464,16 @@ impl Dispatcher {
                 "More results: call `{}` again with {}",
                 action.id,
                 self.vocabulary.param("page", next)
+            ));
+        }
+        if let Some(cursor) = pagination
+            .and_then(|p| p.get("next_cursor"))
+            .and_then(Value::as_str)
+        {
+            steps.push(format!(
+                "More results: call `{}` again with {}",
+                action.id,
+                self.vocabulary.param("cursor", format!("\"{cursor}\""))
             ));
         }
         for hint in action.hints {
@@ -604,6 +618,91 @@ pub(crate) fn decode(
     }
 }
 
+/// Sends a GraphQL action's request and returns what its answer holds at the action's
+/// `result` path (`None`: GitLab answered `null` there). GraphQL's `errors` are failures
+/// here, never results (`gitlab::graphql`).
+pub(crate) async fn graphql_result(
+    context: &Context,
+    action: &Action,
+    request: &Request,
+) -> Result<Option<Value>, ActionError> {
+    let result = action.graphql.map_or("", |graphql| graphql.result);
+    let response = context.send(request.clone()).await?;
+    Ok(crate::gitlab::graphql::result(&response, result)?)
+}
+
+/// A GraphQL result fitted to the action's result shape: one entity (`null` is not
+/// found), or a connection's `nodes` with the page its `pageInfo` and `count` describe.
+pub(crate) fn graphql_decode(
+    action: &Action,
+    args: &Args,
+    request: &Request,
+    result: Option<Value>,
+) -> Result<Value, ActionError> {
+    let misfit = |message: String| {
+        ActionError::Gitlab(GitlabError::new(
+            ErrorKind::BadResponse,
+            format!("a field is missing or has the wrong type ({message})"),
+        ))
+    };
+    match action.result {
+        ResultShape::Single { entity } => {
+            let Some(value) = result else {
+                return Err(ActionError::Gitlab(GitlabError::new(
+                    ErrorKind::NotFound,
+                    "GitLab answered null",
+                )));
+            };
+            catalog::conform(value, entity).map_err(misfit)
+        }
+        ResultShape::List {
+            entity,
+            key,
+            paginated,
+            ..
+        } => {
+            let connection = result.unwrap_or_else(|| Value::Object(Map::new()));
+            let nodes = match connection.get("nodes") {
+                Some(Value::Array(nodes)) => nodes.clone(),
+                _ => Vec::new(),
+            };
+            let items = nodes
+                .into_iter()
+                .map(|item| catalog::conform(item, entity))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(misfit)?;
+            let mut structured = Map::new();
+            structured.insert(key.to_owned(), Value::Array(items));
+            if paginated {
+                let info = connection.get("pageInfo");
+                let next_cursor = info
+                    .filter(|info| info.get("hasNextPage") == Some(&Value::Bool(true)))
+                    .and_then(|info| info.get("endCursor"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let pagination = crate::gitlab::Pagination {
+                    page: None,
+                    per_page: request
+                        .variable("first")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(20),
+                    total_items: connection.get("count").and_then(Value::as_i64),
+                    total_pages: None,
+                    next_page: None,
+                    has_more: next_cursor.is_some(),
+                    next_cursor,
+                };
+                let pagination = serde_json::to_value(pagination).unwrap_or_default();
+                structured.insert("pagination".into(), pagination);
+            }
+            Ok(Value::Object(structured))
+        }
+        ResultShape::Message { text } => {
+            Ok(serde_json::json!({"message": catalog::fill(text, args)}))
+        }
+    }
+}
+
 /// The structure without its content-only fields: those bodies are in the Markdown.
 fn strip_content_only(shape: &ResultShape, value: &mut Value) {
     match shape {
@@ -659,9 +758,13 @@ fn lookup_failure(name: &str, lookup: &Lookup, vocabulary: &Vocabulary) -> Strin
 
 fn safe_mode_preview(action: &Action, request: &Request) -> String {
     let target = request.target().unwrap_or_else(|_| action.path.to_owned());
+    let root = match request.api {
+        crate::gitlab::Api::Rest => "/api/v4",
+        crate::gitlab::Api::Graphql { .. } => "/api",
+    };
     let mut markdown = Markdown::new();
     markdown.note(&format!(
-        "Safe mode is on (GITLAB_SAFE_MODE=true): `{}` was not executed. It would send `{} /api/v4{target}`",
+        "Safe mode is on (GITLAB_SAFE_MODE=true): `{}` was not executed. It would send `{} {root}{target}`",
         action.id, request.method
     ));
     if let Some(body) = request.json_body().filter(|b| !b.is_empty()) {

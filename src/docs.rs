@@ -92,6 +92,11 @@ pub fn catalog_entry(action: &Action) -> Value {
     if let Some(handler) = action.handler {
         entry["handler"] = json!(handler);
     }
+    // A GraphQL action is a `POST /api/graphql` of its operation, whatever it does.
+    if let Some(graphql) = action.graphql {
+        entry["method"] = json!("POST");
+        entry["graphql"] = json!(graphql.operation);
+    }
     if let Some(resource) = action.resource {
         entry["resource"] = json!(resource.uri);
     }

@@ -156,7 +156,7 @@ mod tests {
             Some("`project.delet` matches no action; did you mean `project.delete`?")
         );
         assert!(
-            Policy::unmatched_exclusion("epic.*")
+            Policy::unmatched_exclusion("vulnerability.*")
                 .unwrap()
                 .contains("gitlab-mcp catalog")
         );

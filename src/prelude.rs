@@ -14,8 +14,8 @@ pub use runtime::*;
 pub mod runtime {
     pub use crate::catalog::{
         Action, ActionParams, ActionVocabulary, ArgReader, CellKind, DomainInfo, DomainVocabulary,
-        Entity, FenceLanguage, Field, FieldType, FieldView, Hint, HintCondition, JsonObject,
-        Location, ObjectParam, ParamEnum, ParamSpec, ParamType, Reference, Requires,
+        Entity, FenceLanguage, Field, FieldType, FieldView, Graphql, Hint, HintCondition,
+        JsonObject, Location, ObjectParam, ParamEnum, ParamSpec, ParamType, Reference, Requires,
         ResourcePolicy, ResourceSpec, ResultShape, Role, Safety, Tier, TokenScope, View,
         Vocabulary, WordList, plan,
     };

@@ -51,7 +51,7 @@ pub fn plan<P: ActionParams>(action: &'static Action, args: Args) -> Result<Plan
     let params = P::check(&mut reader);
     let args = reader.finish()?;
     Ok(Plan {
-        request: params.request(),
+        request: action.finish_request(params.request()),
         args,
         params: Box::new(params),
     })

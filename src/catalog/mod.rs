@@ -50,6 +50,8 @@ pub struct Action {
     pub path: &'static str,
     /// The hand-written function in `src/handlers/` that runs this action, if any.
     pub handler: Option<&'static str>,
+    /// For a GraphQL action: its document and where its result is (`path` is `/graphql`).
+    pub graphql: Option<Graphql>,
     pub params: &'static [ParamSpec],
     pub result: ResultShape,
     pub view: View,
@@ -70,6 +72,49 @@ pub struct Action {
     pub requires: Requires,
     /// How requests ask for it: its operation, objects, verbs and phrases.
     pub vocabulary: ActionVocabulary,
+}
+
+/// A GraphQL action's operation: sent as `POST /api/graphql` with the action's parameters
+/// as variables (each under its `api_name`; a dotted name nests, `input.title`).
+#[derive(Debug, Clone, Copy)]
+pub struct Graphql {
+    /// The operation name, as the document declares it (`query WorkItems(...)`).
+    pub operation: &'static str,
+    /// The GraphQL document, as written in the manifest.
+    pub document: &'static str,
+    /// Where the result is under `data`, dotted (`namespace.workItems`); for a list, a
+    /// connection whose `nodes` are the items.
+    pub result: &'static str,
+    /// A mutation (a query may be sent again; a mutation may not).
+    pub mutation: bool,
+}
+
+impl Graphql {
+    pub const fn query(
+        operation: &'static str,
+        document: &'static str,
+        result: &'static str,
+    ) -> Self {
+        Self {
+            operation,
+            document,
+            result,
+            mutation: false,
+        }
+    }
+
+    pub const fn mutation(
+        operation: &'static str,
+        document: &'static str,
+        result: &'static str,
+    ) -> Self {
+        Self {
+            operation,
+            document,
+            result,
+            mutation: true,
+        }
+    }
 }
 
 /// What an instance and a token need to run an action. Instance fitting hides what the
@@ -572,6 +617,7 @@ impl Action {
         method: Method::Get,
         path: "",
         handler: None,
+        graphql: None,
         params: &[],
         result: ResultShape::Message { text: "" },
         view: View::Message { heading: "" },
@@ -592,6 +638,17 @@ impl Action {
     /// path are written once, in the entry.
     pub fn request(&self, path_params: &[&dyn WireValue]) -> Request {
         Request::new(self.method).at(self.path, path_params)
+    }
+
+    /// The request a call sends: the generated one, or for a GraphQL action the same
+    /// parameters as the variables of its operation.
+    pub fn finish_request(&self, request: Request) -> Request {
+        match self.graphql {
+            Some(graphql) => {
+                request.into_graphql(graphql.operation, graphql.document, !graphql.mutation)
+            }
+            None => request,
+        }
     }
 
     pub fn content_kind(&self) -> ContentKind {

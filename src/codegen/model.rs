@@ -90,8 +90,15 @@ pub struct ActionDef {
     pub tags: Vec<String>,
     #[serde(default)]
     pub aliases: Vec<String>,
-    pub method: HttpMethod,
-    pub path: String,
+    /// The REST method; absent for a GraphQL action.
+    #[serde(default)]
+    pub method: Option<HttpMethod>,
+    /// The REST path; absent for a GraphQL action.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// A GraphQL operation instead of a REST request.
+    #[serde(default)]
+    pub graphql: Option<GraphqlDef>,
     #[serde(default)]
     pub handler: Option<String>,
     #[serde(default)]
@@ -115,6 +122,36 @@ pub struct ActionDef {
     #[serde(default)]
     pub vocabulary: ActionVocabularyDef,
     pub example: IndexMap<String, serde_json::Value>,
+}
+
+impl ActionDef {
+    /// The method the action behaves as: its own, or for a GraphQL action `GET` for a
+    /// query and `POST` for a mutation (on the wire, every GraphQL request is a `POST`).
+    pub fn method(&self) -> HttpMethod {
+        match (&self.graphql, self.method) {
+            (Some(graphql), _) if graphql.is_mutation() => HttpMethod::Post,
+            (Some(_), _) => HttpMethod::Get,
+            (None, method) => method.unwrap_or(HttpMethod::Get),
+        }
+    }
+}
+
+/// `graphql:`: the operation a GraphQL action sends to `POST /api/graphql`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphqlDef {
+    /// The operation's name, as the document declares it (`query WorkItems(...)`).
+    pub operation: String,
+    /// The GraphQL document; parameters are its variables (by `api_name`).
+    pub query: String,
+    /// Where the result is under `data`, dotted (`namespace.workItems`).
+    pub result: String,
+}
+
+impl GraphqlDef {
+    pub fn is_mutation(&self) -> bool {
+        self.query.trim_start().starts_with("mutation")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -173,6 +210,8 @@ pub enum ParamLocation {
 #[serde(rename_all = "lowercase")]
 pub enum PaginationDef {
     Offset,
+    /// GraphQL's connections: `first` and `after` a cursor.
+    Cursor,
 }
 
 #[derive(Debug, Deserialize)]

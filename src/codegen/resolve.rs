@@ -13,8 +13,8 @@ use indexmap::IndexMap;
 use super::Diagnostic;
 use super::load::Manifest;
 use super::model::{
-    ActionDef, FieldDef, FieldKind, FieldViewDef, HintDef, HttpMethod, ParamDef, ParamLocation,
-    ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
+    ActionDef, FieldDef, FieldKind, FieldViewDef, GraphqlDef, HintDef, HttpMethod, PaginationDef,
+    ParamDef, ParamLocation, ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
 };
 use super::vocabulary::{self, ActionVocabulary, DomainVocabulary, Vocabulary};
 
@@ -56,8 +56,12 @@ pub struct Action {
     pub path: String,
     pub segments: Vec<Segment>,
     pub handler: Option<String>,
+    /// A GraphQL action's operation (`path` is then `/graphql`).
+    pub graphql: Option<Graphql>,
     pub params: Vec<Param>,
     pub paginated: bool,
+    /// Paged by GraphQL cursors (`first`, `after`) rather than page numbers.
+    pub cursor_paged: bool,
     pub output: Output,
     pub view: View,
     pub safety: SafetyDef,
@@ -67,6 +71,14 @@ pub struct Action {
     pub example: serde_json::Value,
     pub requires: Requires,
     pub vocabulary: ActionVocabulary,
+}
+
+/// A GraphQL action's operation, checked against its parameters.
+pub struct Graphql {
+    pub operation: String,
+    pub document: String,
+    pub result: String,
+    pub mutation: bool,
 }
 
 /// What an instance and a token need to run an action, with defaults filled in.
@@ -263,6 +275,7 @@ pub const RESERVED_TYPES: &[&str] = &[
     "FenceLanguage",
     "FieldType",
     "FieldView",
+    "Graphql",
     "Hint",
     "HintCondition",
     "Location",
@@ -951,16 +964,28 @@ fn resolve_action(
             "an action cannot be both read_only and destructive",
         );
     }
-    if def.method == HttpMethod::Get && !def.safety.read_only {
-        scope.error("safety.read_only", "a GET action is read-only");
-    }
-    if def.method != HttpMethod::Get && def.safety.read_only && def.handler.is_none() {
+    let method = def.method();
+    if method == HttpMethod::Get && !def.safety.read_only {
         scope.error(
             "safety.read_only",
-            "only GET actions (or handlers that only read) are read-only",
+            if def.graphql.is_some() {
+                "a GraphQL query is read-only"
+            } else {
+                "a GET action is read-only"
+            },
         );
     }
-    if def.method == HttpMethod::Delete && !def.safety.destructive {
+    if method != HttpMethod::Get && def.safety.read_only && def.handler.is_none() {
+        scope.error(
+            "safety.read_only",
+            if def.graphql.is_some() {
+                "a GraphQL mutation changes something; it is not read-only"
+            } else {
+                "only GET actions (or handlers that only read) are read-only"
+            },
+        );
+    }
+    if method == HttpMethod::Delete && !def.safety.destructive {
         scope.error("safety.destructive", "a DELETE action is destructive");
     }
     if let Some(handler) = &def.handler
@@ -972,9 +997,56 @@ fn resolve_action(
         );
     }
 
-    let segments = parse_path(scope, &def.path);
+    let (path, graphql) = match &def.graphql {
+        Some(graphql) => {
+            for (key, present) in [
+                ("method", def.method.is_some()),
+                ("path", def.path.is_some()),
+            ] {
+                if present {
+                    scope.error(
+                        key,
+                        "a GraphQL action is sent as `POST /api/graphql`; leave it out",
+                    );
+                }
+            }
+            ("/graphql".to_owned(), Some(graphql))
+        }
+        None => {
+            if def.method.is_none() {
+                scope.error("method", "missing (or declare a `graphql` operation)");
+            }
+            match &def.path {
+                Some(path) => (path.clone(), None),
+                None => {
+                    scope.error("path", "missing (or declare a `graphql` operation)");
+                    ("/".to_owned(), None)
+                }
+            }
+        }
+    };
+    let segments = match graphql {
+        Some(_) => vec![Segment::Literal],
+        None => parse_path(scope, &path),
+    };
     let paginated = def.pagination.is_some();
-    let params = resolve_params(scope, def, shared_params, &segments, paginated);
+    let cursor_paged = def.pagination == Some(PaginationDef::Cursor);
+    match (def.pagination, graphql.is_some()) {
+        (Some(PaginationDef::Offset), true) => scope.error(
+            "pagination",
+            "a GraphQL list pages by cursor: `pagination: cursor`",
+        ),
+        (Some(PaginationDef::Cursor), false) => scope.error(
+            "pagination",
+            "`cursor` pages a GraphQL connection; a REST list uses `offset`",
+        ),
+        _ => {}
+    }
+    if paginated && def.output.list.is_none() {
+        scope.error("pagination", "only a list result is paged");
+    }
+    let params = resolve_params(scope, def, shared_params, &segments);
+    let graphql = graphql.map(|graphql| resolve_graphql(scope, def, graphql, &params));
     let output = resolve_output(scope, def, types);
     let view = resolve_view(scope, def, &output, types);
 
@@ -1111,12 +1183,14 @@ fn resolve_action(
         description,
         tags: def.tags.clone(),
         aliases: def.aliases.clone(),
-        method: def.method,
-        path: def.path.clone(),
+        method,
+        path,
         segments,
         handler: def.handler.clone(),
+        graphql,
         params,
         paginated,
+        cursor_paged,
         output,
         view,
         safety: def.safety,
@@ -1127,6 +1201,111 @@ fn resolve_action(
         requires,
         vocabulary,
     })
+}
+
+/// A GraphQL operation checked against the action: the document declares the operation
+/// by name, every parameter sent is one of its variables (the first part of a dotted
+/// `api_name`: `input.title` fills `$input`), every variable is filled by a parameter
+/// (or the action's handler), and the result is a dotted path.
+fn resolve_graphql(
+    scope: &mut Scope<'_>,
+    def: &ActionDef,
+    graphql: &GraphqlDef,
+    params: &[Param],
+) -> Graphql {
+    let document = graphql.query.trim().to_owned();
+    let mutation = graphql.is_mutation();
+    if !is_identifier_like(&graphql.operation) {
+        scope.error(
+            "graphql.operation",
+            format!("`{}` is not a GraphQL operation name", graphql.operation),
+        );
+    }
+    let keyword = if mutation { "mutation" } else { "query" };
+    let declared_name = document
+        .strip_prefix(keyword)
+        .map(|rest| {
+            rest.trim_start()
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    if !document.starts_with("query") && !document.starts_with("mutation") {
+        scope.error(
+            "graphql.query",
+            "must start with `query <operation>` or `mutation <operation>`",
+        );
+    } else if declared_name != graphql.operation {
+        scope.error(
+            "graphql.query",
+            format!(
+                "declares the operation `{declared_name}`, but `graphql.operation` is `{}`",
+                graphql.operation
+            ),
+        );
+    }
+    let variables = declared_variables(&document);
+    for param in params.iter().filter(|p| p.location == ParamLocation::Body) {
+        let variable = param.api_name.split('.').next().unwrap_or_default();
+        if !variables.iter().any(|v| v == variable) {
+            scope.error(
+                &format!("params.{}", param.name),
+                format!(
+                    "is sent as the variable `${variable}`, which `graphql.query` does not declare"
+                ),
+            );
+        }
+    }
+    if def.handler.is_none() {
+        for variable in &variables {
+            let filled = params.iter().any(|p| {
+                p.location == ParamLocation::Body
+                    && p.api_name.split('.').next() == Some(variable.as_str())
+            });
+            if !filled {
+                scope.error(
+                    "graphql.query",
+                    format!("the variable `${variable}` has no parameter (set `api_name: {variable}` on one)"),
+                );
+            }
+        }
+    }
+    if graphql.result.is_empty() || !graphql.result.split('.').all(is_identifier_like) {
+        scope.error(
+            "graphql.result",
+            "the dotted path of the result under `data` (`namespace.workItems`)",
+        );
+    }
+    Graphql {
+        operation: graphql.operation.clone(),
+        document,
+        result: graphql.result.clone(),
+        mutation,
+    }
+}
+
+/// A GraphQL name: letters, digits and `_`, not starting with a digit.
+fn is_identifier_like(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The variables an operation declares: each `$name` before the first `{`.
+fn declared_variables(document: &str) -> Vec<String> {
+    let header = document.split('{').next().unwrap_or_default();
+    header
+        .split('$')
+        .skip(1)
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
 }
 
 fn parse_path(scope: &mut Scope<'_>, path: &str) -> Vec<Segment> {
@@ -1155,7 +1334,6 @@ fn resolve_params(
     def: &ActionDef,
     shared: &IndexMap<String, ParamDef>,
     segments: &[Segment],
-    paginated: bool,
 ) -> Vec<Param> {
     let path_params: Vec<&str> = segments
         .iter()
@@ -1169,12 +1347,37 @@ fn resolve_params(
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if paginated {
-        for name in ["page", "per_page"] {
-            if !def.params.contains_key(name) {
-                defs.push((name.to_owned(), ParamDef::default()));
+    match def.pagination {
+        Some(PaginationDef::Offset) => {
+            for name in ["page", "per_page"] {
+                if !def.params.contains_key(name) {
+                    defs.push((name.to_owned(), ParamDef::default()));
+                }
             }
         }
+        // A connection's page: `first` items `after` the cursor the last page ended at.
+        Some(PaginationDef::Cursor) => {
+            if !def.params.contains_key("per_page") {
+                let per_page = ParamDef {
+                    api_name: Some("first".to_owned()),
+                    ..ParamDef::default()
+                };
+                defs.push(("per_page".to_owned(), per_page));
+            }
+            if !def.params.contains_key("cursor") {
+                let cursor = ParamDef {
+                    ty: Some("string".to_owned()),
+                    description: Some(
+                        "Where the page starts: the `next_cursor` of the previous page.".to_owned(),
+                    ),
+                    aliases: Some(vec!["after".to_owned()]),
+                    api_name: Some("after".to_owned()),
+                    ..ParamDef::default()
+                };
+                defs.push(("cursor".to_owned(), cursor));
+            }
+        }
+        None => {}
     }
 
     let mut params = Vec::new();
@@ -1228,11 +1431,20 @@ fn resolve_params(
             }
             (_, true) => ParamLocation::Path,
             (Some(location), false) => location,
-            (None, false) => match def.method {
+            (None, false) if def.graphql.is_some() => ParamLocation::Body,
+            (None, false) => match def.method() {
                 HttpMethod::Get | HttpMethod::Delete => ParamLocation::Query,
                 _ => ParamLocation::Body,
             },
         };
+        if def.graphql.is_some() && !matches!(location, ParamLocation::Body | ParamLocation::Local)
+        {
+            scope.error(
+                &format!("{key}.in"),
+                "a GraphQL action's parameters are its variables (`body`) or `local`",
+            );
+            continue;
+        }
         let required = merged.required.unwrap_or(false) || in_path;
         if in_path && merged.required == Some(false) {
             scope.error(

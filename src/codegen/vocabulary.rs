@@ -41,7 +41,7 @@ pub const REFERENCE_KINDS: &[&str] = &["!", "#", "@", "sha", "file"];
 
 /// The operation an action's method and result imply.
 pub fn implied_operation(def: &ActionDef) -> &'static str {
-    match def.method {
+    match def.method() {
         HttpMethod::Get if def.output.list.is_some() => "list",
         HttpMethod::Get => "get",
         HttpMethod::Post => "create",

@@ -19,7 +19,7 @@ use super::body::BodyStream;
 use super::error::{ErrorKind, GitlabError};
 use super::pagination::Pagination;
 use super::redirect;
-use super::request::{Method, Request};
+use super::request::{Api, Method, Request};
 use super::retry;
 use super::settings::{AuthKind, ClientSettings};
 use crate::redact::Redactor;
@@ -255,8 +255,18 @@ impl GitlabClient {
         let target = request.target().map_err(|unsafe_path| {
             GitlabError::new(ErrorKind::UnsafePath, format!("{:?}", unsafe_path.value))
         })?;
-        let url = format!("{}{target}", self.inner.api);
-        let write = !request.method.is_idempotent();
+        let url = match request.api {
+            Api::Rest => format!("{}{target}", self.inner.api),
+            // GraphQL sits beside REST: `<GITLAB_URL>/api/graphql`.
+            Api::Graphql { .. } => format!(
+                "{}{target}",
+                self.inner
+                    .api
+                    .strip_suffix("/v4")
+                    .unwrap_or(&self.inner.api)
+            ),
+        };
+        let write = !request.is_idempotent();
         let mut attempt = 0;
         loop {
             let result = match self.attempt(request, &url, deadline, headers).await {
@@ -268,7 +278,7 @@ impl GitlabClient {
                 Err(error) => error.for_write(write),
             };
             if attempt >= self.inner.settings.retries
-                || !retry::worth_retrying(&error, request.method)
+                || !retry::worth_retrying(&error, request.is_idempotent())
             {
                 return Err(error);
             }

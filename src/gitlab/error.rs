@@ -259,7 +259,7 @@ fn flatten(value: &serde_json::Value) -> String {
 }
 
 /// Collapses whitespace, drops anything that looks like markup, and caps the length.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     let mut out = String::new();
     let mut in_tag = false;
     for ch in text.chars() {

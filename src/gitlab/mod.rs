@@ -8,6 +8,7 @@ pub mod base_url;
 mod body;
 mod client;
 mod error;
+pub mod graphql;
 mod pagination;
 pub mod redirect;
 mod request;
@@ -19,7 +20,7 @@ pub use client::{GitlabClient, HTML_INSTEAD, Response, Token, looks_like_html, p
 pub use error::{ErrorKind, GitlabError};
 pub use pagination::Pagination;
 pub use request::{
-    Method, PathOrId, Request, UnsafePath, WireText, WireValue, encode_component, put,
+    Api, Method, PathOrId, Request, UnsafePath, WireText, WireValue, encode_component, put,
 };
 pub use settings::{
     AuthKind, ClientSettings, DEFAULT_DEADLINE, DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRIES,

@@ -1,11 +1,14 @@
-//! GitLab's offset pagination, read from the `X-Page` family of response headers.
+//! Where a list result sits among all pages: GitLab's offset pagination, read from the
+//! `X-Page` family of response headers, or a GraphQL connection's cursor.
 
 use serde::{Deserialize, Serialize};
 
 /// Where a list result sits among all pages.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pagination {
-    pub page: i64,
+    /// Absent for a GraphQL connection, which pages by cursor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<i64>,
     pub per_page: i64,
     /// Absent when GitLab does not count (it stops counting above 10,000 items).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -15,6 +18,9 @@ pub struct Pagination {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_page: Option<i64>,
     pub has_more: bool,
+    /// For a GraphQL connection: where the next page starts (its `endCursor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 impl Pagination {
@@ -23,12 +29,13 @@ impl Pagination {
         let number = |name: &str| header(name).and_then(|v| v.trim().parse::<i64>().ok());
         let next_page = number("x-next-page");
         Self {
-            page: number("x-page").unwrap_or(1),
+            page: Some(number("x-page").unwrap_or(1)),
             per_page: number("x-per-page").unwrap_or(20),
             total_items: number("x-total"),
             total_pages: number("x-total-pages"),
             next_page,
             has_more: next_page.is_some(),
+            next_cursor: None,
         }
     }
 }
@@ -52,12 +59,13 @@ mod tests {
         assert_eq!(
             pagination,
             Pagination {
-                page: 2,
+                page: Some(2),
                 per_page: 20,
                 total_items: Some(57),
                 total_pages: Some(3),
                 next_page: Some(3),
-                has_more: true
+                has_more: true,
+                next_cursor: None,
             }
         );
     }

@@ -72,6 +72,19 @@ pub struct Request {
     upload: Option<Upload>,
     /// Ask for the body as text rather than JSON (job logs, raw files).
     pub raw: bool,
+    /// Which of GitLab's APIs the request is for.
+    pub api: Api,
+}
+
+/// GitLab's two APIs: REST under `/api/v4`, and GraphQL at `/api/graphql`, where every
+/// request is a `POST` of `{operationName, query, variables}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    Rest,
+    Graphql {
+        /// A query (not a mutation): it changes nothing, so it may be sent again.
+        query: bool,
+    },
 }
 
 /// A file sent in a `multipart/form-data` body, under the form field `field`.
@@ -219,20 +232,25 @@ pub fn put(body: &mut Map<String, Value>, name: &str, value: &(impl WireValue + 
     match value.json() {
         Value::Null => {}
         Value::Array(items) if items.is_empty() => {}
-        // A dotted name nests in the JSON body (`assets.links`), as GitLab reads it.
-        value => match name.split_once('.') {
-            Some((outer, inner)) => {
-                let nested = body
-                    .entry(outer.to_owned())
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(nested) = nested {
-                    nested.insert(inner.to_owned(), value);
-                }
+        value => put_value(body, name, value),
+    }
+}
+
+/// A dotted name nests in the JSON body (`assets.links`, a GraphQL variable's
+/// `input.descriptionWidget.description`), as GitLab reads it.
+fn put_value(body: &mut Map<String, Value>, name: &str, value: Value) {
+    match name.split_once('.') {
+        Some((outer, inner)) => {
+            let nested = body
+                .entry(outer.to_owned())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(nested) = nested {
+                put_value(nested, inner, value);
             }
-            None => {
-                body.insert(name.to_owned(), value);
-            }
-        },
+        }
+        None => {
+            body.insert(name.to_owned(), value);
+        }
     }
 }
 
@@ -251,7 +269,50 @@ impl Request {
             body: Map::new(),
             upload: None,
             raw: false,
+            api: Api::Rest,
         }
+    }
+
+    /// The same request as a GraphQL operation: the body built from the parameters
+    /// becomes its `variables`, sent as `POST /api/graphql` with the document and its
+    /// operation name.
+    pub fn into_graphql(self, operation: &str, document: &str, query: bool) -> Self {
+        let mut body = Map::new();
+        body.insert("operationName".into(), Value::from(operation));
+        body.insert("query".into(), Value::from(document));
+        body.insert("variables".into(), Value::Object(self.body));
+        Self {
+            method: Method::Post,
+            segments: vec![Segment::Literal("graphql")],
+            query: Vec::new(),
+            body,
+            raw: false,
+            api: Api::Graphql { query },
+        }
+    }
+
+    /// Sets a variable of a GraphQL request (a dotted name nests: `input.id`); handlers
+    /// use it for what they looked up.
+    pub fn set_variable(mut self, name: &str, value: impl Into<Value>) -> Self {
+        if let Some(Value::Object(variables)) = self.body.get_mut("variables") {
+            put_value(variables, name, value.into());
+        }
+        self
+    }
+
+    /// A GraphQL variable as it will be sent (`fullPath`, `input.title`).
+    pub fn variable(&self, name: &str) -> Option<&Value> {
+        let mut current = self.body.get("variables")?;
+        for part in name.split('.') {
+            current = current.get(part)?;
+        }
+        Some(current)
+    }
+
+    /// Whether a failed attempt may be repeated without changing anything twice: a GET,
+    /// or a GraphQL query.
+    pub fn is_idempotent(&self) -> bool {
+        self.method.is_idempotent() || self.api == (Api::Graphql { query: true })
     }
 
     pub fn segment(mut self, literal: &'static str) -> Self {
@@ -368,6 +429,7 @@ impl Request {
             body: Map::new(),
             upload: None,
             raw: false,
+            api: Api::Rest,
         })
     }
 
@@ -378,7 +440,8 @@ impl Request {
             .map(|(_, value)| value.as_str())
     }
 
-    /// The encoded path, relative to `/api/v4`: `/projects/acme%2Fapi/merge_requests`.
+    /// The encoded path, relative to `/api/v4` (`/projects/acme%2Fapi/merge_requests`), or
+    /// to `/api` for GraphQL (`/graphql`).
     pub fn path(&self) -> Result<String, UnsafePath> {
         let mut path = String::new();
         for segment in &self.segments {

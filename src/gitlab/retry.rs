@@ -6,21 +6,21 @@ use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::error::{ErrorKind, GitlabError};
-use super::request::Method;
 
 /// The first backoff step; each retry doubles it.
 const BASE: Duration = Duration::from_millis(250);
 /// The longest wait GitLab may ask for that we sit out ourselves.
 pub const MAX_WAIT: Duration = Duration::from_secs(20);
 
-/// Whether repeating `method` after `error` can neither double a change nor fail the
-/// same way for certain.
-pub fn worth_retrying(error: &GitlabError, method: Method) -> bool {
+/// Whether repeating a request after `error` can neither double a change nor fail the
+/// same way for certain; `idempotent`: the request changes nothing (a GET, a GraphQL
+/// query).
+pub fn worth_retrying(error: &GitlabError, idempotent: bool) -> bool {
     match error.kind {
         // Nothing reached GitLab, or GitLab refused before doing anything.
         ErrorKind::Network | ErrorKind::RateLimited => true,
-        ErrorKind::Interrupted => method.is_idempotent(),
-        ErrorKind::Server => method.is_idempotent() && matches!(error.status, Some(502..=504)),
+        ErrorKind::Interrupted => idempotent,
+        ErrorKind::Server => idempotent && matches!(error.status, Some(502..=504)),
         _ => false,
     }
 }
@@ -126,14 +126,14 @@ mod tests {
     #[test]
     fn writes_are_repeated_only_when_nothing_happened() {
         let interrupted = GitlabError::new(ErrorKind::Interrupted, "reset");
-        assert!(worth_retrying(&interrupted, Method::Get));
-        assert!(!worth_retrying(&interrupted, Method::Post));
+        assert!(worth_retrying(&interrupted, true));
+        assert!(!worth_retrying(&interrupted, false));
         let refused = GitlabError::new(ErrorKind::Network, "refused");
-        assert!(worth_retrying(&refused, Method::Post));
+        assert!(worth_retrying(&refused, false));
         let bad_gateway = GitlabError::from_status(502, b"", None);
-        assert!(worth_retrying(&bad_gateway, Method::Get));
-        assert!(!worth_retrying(&bad_gateway, Method::Put));
+        assert!(worth_retrying(&bad_gateway, true));
+        assert!(!worth_retrying(&bad_gateway, false));
         let tls = GitlabError::new(ErrorKind::Tls, "unknown issuer");
-        assert!(!worth_retrying(&tls, Method::Get));
+        assert!(!worth_retrying(&tls, true));
     }
 }

@@ -25,6 +25,9 @@
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
+//! | `work_item_widgets` | `work_item.list`, `.get`, `epic.list`, `.get` | GraphQL's widgets (description, assignees, labels, dates, hierarchy) merged into the work item as fields |
+//! | `work_item_create` | `work_item.create` | the work item type's global ID (and the parent's) looked up by name and IID first |
+//! | `work_item_update` | `work_item.update` | the work item's global ID looked up from its IID first |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
@@ -41,6 +44,7 @@ mod tokens;
 mod uploads;
 mod variables;
 mod wiki;
+mod work_items;
 mod writes;
 
 use std::future::Future;
@@ -125,6 +129,9 @@ handlers! {
         diff_position => positions::with_position,
         ci_variable_values => variables::ci_variable_values,
         upload_file => uploads::upload_file,
+        work_item_widgets => work_items::work_item_widgets,
+        work_item_create => work_items::work_item_create,
+        work_item_update => work_items::work_item_update,
     }
 }
 

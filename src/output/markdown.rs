@@ -128,9 +128,11 @@ impl Markdown {
     /// "Page 1 of 3, 20 per page, 57 items."
     pub fn pagination(&mut self, pagination: &Pagination) {
         self.blank_line();
-        let page = match pagination.total_pages {
-            Some(pages) => format!("Page {} of {}", pagination.page, pages.max(1)),
-            None => format!("Page {}", pagination.page),
+        let page = match (pagination.page, pagination.total_pages) {
+            (Some(page), Some(pages)) => format!("Page {page} of {}, ", pages.max(1)),
+            (Some(page), None) => format!("Page {page}, "),
+            // A cursor page has no number.
+            (None, _) => String::new(),
         };
         let total = match pagination.total_items {
             Some(1) => ", 1 item".to_owned(),
@@ -138,7 +140,7 @@ impl Markdown {
             None if pagination.has_more => ", more pages available".to_owned(),
             None => String::new(),
         };
-        let _ = writeln!(self.out, "{page}, {} per page{total}.", pagination.per_page);
+        let _ = writeln!(self.out, "{page}{} per page{total}.", pagination.per_page);
     }
 
     /// The `💡 Next steps` block; the same strings go into `next_steps`.
@@ -643,17 +645,33 @@ mod tests {
     fn pagination_line() {
         let mut markdown = Markdown::new();
         markdown.pagination(&Pagination {
-            page: 1,
+            page: Some(1),
             per_page: 20,
             total_items: Some(57),
             total_pages: Some(3),
             next_page: Some(2),
             has_more: true,
+            next_cursor: None,
         });
         assert_eq!(
             markdown.into_string(),
             "Page 1 of 3, 20 per page, 57 items."
         );
+    }
+
+    #[test]
+    fn cursor_pagination_line() {
+        let mut markdown = Markdown::new();
+        markdown.pagination(&Pagination {
+            page: None,
+            per_page: 2,
+            total_items: Some(5),
+            total_pages: None,
+            next_page: None,
+            has_more: true,
+            next_cursor: Some("eyJpZCI6Mn0".into()),
+        });
+        assert_eq!(markdown.into_string(), "2 per page, 5 items.");
     }
 
     #[test]

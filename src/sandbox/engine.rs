@@ -29,6 +29,8 @@ pub struct Incoming {
     pub query: Query,
     pub body: Map<String, Value>,
     pub token: Option<String>,
+    /// A `POST /api/graphql`: only the catalog's GraphQL actions answer it.
+    pub graphql: bool,
 }
 
 /// What the sandbox answers.
@@ -154,7 +156,12 @@ fn route(incoming: &Incoming) -> Option<(&'static Action, Map<String, Value>)> {
     type Rank = (usize, u8);
     let mut best: Option<(Rank, &'static Action, Map<String, Value>)> = None;
     let params = parameters(incoming);
-    for action in ACTIONS.iter().filter(|a| a.method == incoming.method) {
+    let candidates = ACTIONS.iter().filter(|a| match incoming.graphql {
+        // Every GraphQL request is a POST; the action says what it does (a query reads).
+        true => a.graphql.is_some() && incoming.method == Method::Post,
+        false => a.graphql.is_none() && a.method == incoming.method,
+    });
+    for action in candidates {
         let template: Vec<&str> = action.path.trim_start_matches('/').split('/').collect();
         let behaviour = behaviour::of(action.id);
         let segments = match incoming.segments.len() {

@@ -1,4 +1,4 @@
-//! The sandbox's HTTP side: GitLab's REST v4 under `/api/v4`, plus a few `/-/sandbox/`
+//! The sandbox's HTTP side: GitLab's REST v4 under `/api/v4` and GraphQL at `/api/graphql`, plus a few `/-/sandbox/`
 //! endpoints for tests (the request log, fault switches).
 //!
 //! Paths are split on `/` before each segment is percent-decoded, exactly as GitLab reads
@@ -220,14 +220,15 @@ async fn api(State(shared): State<Arc<Shared>>, request: Request) -> Response {
             status,
             &json!({"message": format!("{status} Internal Server Error")}),
         ),
-        None => match raw_path.strip_prefix("/api/v4/") {
-            Some(rest) => {
+        None => match graphql_or_rest(&raw_path) {
+            Some((graphql, rest)) => {
                 let incoming = Incoming {
                     method,
                     segments: rest.split('/').map(decode).collect(),
                     query: parse_query(&raw_query),
                     body: parse_body(&bytes, &parts.headers, &raw_query, method),
                     token,
+                    graphql,
                 };
                 let answer = engine::handle(&mut lock(&shared.store), &incoming);
                 respond(answer, &parts.headers, &raw_path, &raw_query)
@@ -243,6 +244,15 @@ async fn api(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         status: response.status().as_u16(),
     });
     response
+}
+
+/// Whether the path is GraphQL's (`/api/graphql`) and the rest of the path: for REST,
+/// after `/api/v4/`; GraphQL's one endpoint is the catalog's `/graphql`.
+fn graphql_or_rest(raw_path: &str) -> Option<(bool, &str)> {
+    if raw_path == "/api/graphql" {
+        return Some((true, "graphql"));
+    }
+    raw_path.strip_prefix("/api/v4/").map(|rest| (false, rest))
 }
 
 fn token(headers: &HeaderMap) -> Option<String> {

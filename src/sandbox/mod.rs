@@ -12,6 +12,7 @@ mod behaviour;
 mod ci_routes;
 mod engine;
 mod expr;
+mod graphql_routes;
 mod http;
 mod instance;
 mod multipart;

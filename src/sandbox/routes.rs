@@ -77,6 +77,12 @@ pub const ROUTES: &[Route] = &[
         reason: "GitLab's search answers one path from a different collection per `scope`, over a project, a group's projects or every visible project; code hits are runs of matching lines computed from the files' bytes.",
         run: super::search_routes::search,
     },
+    // --- graphql (issue 13)
+    Route {
+        name: "graphql",
+        reason: "GitLab's GraphQL endpoint is one path for every operation: the sandbox does not interpret GraphQL, it recognises the operations the catalog sends by name and answers them from the work item records (issues included) in the shape their documents select; an unknown operation gets GraphQL's `errors` answer.",
+        run: super::graphql_routes::graphql,
+    },
 ];
 
 fn default_branch(call: &Call<'_>) -> String {

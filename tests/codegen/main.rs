@@ -158,6 +158,76 @@ fn ids_and_aliases_are_unique() {
 }
 
 #[test]
+fn an_incomplete_graphql_action_names_file_action_and_key() {
+    // No result path: serde names the missing key.
+    let found = problems("work_item.yaml", |t| {
+        t.replacen("      result: namespace.workItems\n", "", 1)
+    });
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(
+            "actions/work_item.yaml: action `work_item.list`: key `graphql`: missing field `result`"
+        ),
+        "{found:?}"
+    );
+    // A parameter sent as a variable the document does not declare, and an operation
+    // name the document does not declare.
+    let found = problems("work_item.yaml", |t| {
+        t.replacen("api_name: labelName", "api_name: labels", 1)
+            .replacen("operation: WorkItems\n", "operation: ListWorkItems\n", 1)
+    });
+    assert!(found.iter().any(|p| p == "actions/work_item.yaml: action `work_item.list`: key `params.labels`: is sent as the variable `$labels`, which `graphql.query` does not declare"), "{found:?}");
+    assert!(found.iter().any(|p| p == "actions/work_item.yaml: action `work_item.list`: key `graphql.query`: declares the operation `WorkItems`, but `graphql.operation` is `ListWorkItems`"), "{found:?}");
+    // A declared variable no parameter fills (the action has no handler to fill it).
+    let found = problems("work_item.yaml", |t| {
+        t.replacen(
+            "    handler: work_item_widgets\n    pagination: cursor\n",
+            "    pagination: cursor\n",
+            1,
+        )
+        .replacen(
+            "        aliases: [label]\n        api_name: labelName\n",
+            "        aliases: [label]\n        in: local\n",
+            1,
+        )
+    });
+    assert!(found.iter().any(|p| p == "actions/work_item.yaml: action `work_item.list`: key `graphql.query`: the variable `$labelName` has no parameter (set `api_name: labelName` on one)"), "{found:?}");
+    // REST keys beside a GraphQL operation, and offset pages.
+    let found = problems("work_item.yaml", |t| {
+        t.replacen(
+            "    pagination: cursor\n",
+            "    pagination: offset\n    method: POST\n",
+            1,
+        )
+    });
+    assert!(found.iter().any(|p| p == "actions/work_item.yaml: action `work_item.list`: key `method`: a GraphQL action is sent as `POST /api/graphql`; leave it out"), "{found:?}");
+    assert!(found.iter().any(|p| p == "actions/work_item.yaml: action `work_item.list`: key `pagination`: a GraphQL list pages by cursor: `pagination: cursor`"), "{found:?}");
+    // A mutation is not read-only.
+    let found = problems("work_item.yaml", |t| {
+        t.replacen(
+            "    safety: {read_only: false, destructive: false, idempotent: false}\n",
+            "    safety: {read_only: true, destructive: false, idempotent: true}\n",
+            1,
+        )
+        .replacen("    handler: work_item_create\n", "", 1)
+    });
+    assert!(found.iter().any(|p| p == "actions/work_item.yaml: action `work_item.create`: key `safety.read_only`: a GraphQL mutation changes something; it is not read-only"), "{found:?}");
+}
+
+#[test]
+fn a_rest_action_needs_a_method_and_a_path() {
+    let found = problems("tag.yaml", |t| {
+        t.replacen(
+            "    method: GET\n    path: /projects/{project_id}/repository/tags\n",
+            "",
+            1,
+        )
+    });
+    assert!(found.iter().any(|p| p == "actions/tag.yaml: action `tag.list`: key `method`: missing (or declare a `graphql` operation)"), "{found:?}");
+    assert!(found.iter().any(|p| p == "actions/tag.yaml: action `tag.list`: key `path`: missing (or declare a `graphql` operation)"), "{found:?}");
+}
+
+#[test]
 fn every_problem_is_reported_at_once() {
     let read = "    safety: {read_only: true, destructive: false, idempotent: true}";
     let manifest =

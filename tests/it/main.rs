@@ -11,6 +11,7 @@ mod first_hour;
 mod fit;
 mod generated;
 mod golden;
+mod graphql;
 mod http;
 mod jsonrpc;
 mod mcp;

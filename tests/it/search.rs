@@ -237,10 +237,10 @@ fn requests_for_what_the_catalog_lacks_say_so() {
         "{missing}"
     );
     assert!(missing.contains("`user.get`"), "{missing}");
-    let found = find("list the epics");
+    let found = find("list the vulnerabilities");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
-        missing.starts_with("No action manages epics; the catalog covers"),
+        missing.starts_with("No action manages vulnerabilities; the catalog covers"),
         "{missing}"
     );
     // Over MCP, the same sentence is in the find answer's text.
@@ -248,13 +248,13 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let outcome = gitlab_mcp::surfaces::find(
         &index,
         &FindRequest {
-            query: "list the epics".into(),
+            query: "list the vulnerabilities".into(),
             limit: 8,
             explain: false,
         },
     );
     assert!(
-        outcome.text.contains("No action manages epics"),
+        outcome.text.contains("No action manages vulnerabilities"),
         "{}",
         outcome.text
     );

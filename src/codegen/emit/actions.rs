@@ -104,11 +104,17 @@ fn check_impl(action: &Action, index: usize) -> TokenStream {
         .iter()
         .map(|param| read_param(param, quote!(args)));
     let request = request_body(action, index);
-    let request_docs = doc(&format!(
-        "Builds `{} {}`.",
-        method_name(action.method),
-        action.path
-    ));
+    let request_docs = match &action.graphql {
+        Some(graphql) => doc(&format!(
+            "Builds the variables of the GraphQL operation `{}`.",
+            graphql.operation
+        )),
+        None => doc(&format!(
+            "Builds `{} {}`.",
+            method_name(action.method),
+            action.path
+        )),
+    };
     let args = if action.params.is_empty() {
         quote!(_args)
     } else {
@@ -365,6 +371,16 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     }
     if let Some(handler) = &action.handler {
         optional.push(quote!(handler: Some(#handler),));
+    }
+    if let Some(graphql) = &action.graphql {
+        let (operation, document, result) =
+            (&graphql.operation, &graphql.document, &graphql.result);
+        let graphql = if graphql.mutation {
+            quote!(Graphql::mutation(#operation, #document, #result))
+        } else {
+            quote!(Graphql::query(#operation, #document, #result))
+        };
+        optional.push(quote!(graphql: Some(#graphql),));
     }
     if action.resource.is_some() {
         optional.push(quote!(resource: #resource,));

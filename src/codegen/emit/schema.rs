@@ -114,9 +114,15 @@ pub fn output(action: &Action, types: &[EntityType]) -> Value {
             if action.paginated {
                 properties.insert("pagination".into(), json!({"$ref": "#/$defs/Pagination"}));
                 required.push(json!("pagination"));
+                // A GraphQL connection has cursors, not page numbers.
+                let required = if action.cursor_paged {
+                    json!(["per_page", "has_more"])
+                } else {
+                    json!(["page", "per_page", "has_more"])
+                };
                 definitions.insert(
                     "Pagination".into(),
-                    json!({"type": "object", "required": ["page", "per_page", "has_more"]}),
+                    json!({"type": "object", "required": required}),
                 );
             }
             json!({"type": "object", "properties": properties, "required": required})
