@@ -286,6 +286,7 @@ impl Request {
             segments: vec![Segment::Literal("graphql")],
             query: Vec::new(),
             body,
+            upload: None,
             raw: false,
             api: Api::Graphql { query },
         }
