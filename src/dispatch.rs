@@ -573,18 +573,36 @@ impl Dispatcher {
     }
 }
 
+/// An answer that does not fit the type the action declares.
+fn misfit(message: String) -> GitlabError {
+    GitlabError::new(
+        ErrorKind::BadResponse,
+        format!("a field is missing or has the wrong type ({message})"),
+    )
+}
+
+/// GitLab's items, each fitted to the entity, as the list under the action's key.
+fn conformed_list(
+    items: Vec<Value>,
+    entity: &'static catalog::Entity,
+    key: &str,
+) -> Result<Map<String, Value>, GitlabError> {
+    let items = items
+        .into_iter()
+        .map(|item| catalog::conform(item, entity))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(misfit)?;
+    let mut structured = Map::new();
+    structured.insert(key.to_owned(), Value::Array(items));
+    Ok(structured)
+}
+
 /// The structure of a GitLab answer, fitted to the action's result shape.
 pub(crate) fn decode(
     action: &Action,
     args: &Args,
     response: &Response,
 ) -> Result<Value, GitlabError> {
-    let misfit = |message: String| {
-        GitlabError::new(
-            ErrorKind::BadResponse,
-            format!("a field is missing or has the wrong type ({message})"),
-        )
-    };
     match action.result {
         ResultShape::Single { entity } => {
             catalog::conform(response.value()?, entity).map_err(misfit)
@@ -599,13 +617,7 @@ pub(crate) fn decode(
                 Some((key_field, value_field)) => response.map_entries(key_field, value_field),
                 None => response.list(),
             }?;
-            let items = items
-                .into_iter()
-                .map(|item| catalog::conform(item, entity))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(misfit)?;
-            let mut structured = Map::new();
-            structured.insert(key.to_owned(), Value::Array(items));
+            let mut structured = conformed_list(items, entity, key)?;
             if paginated {
                 let pagination = serde_json::to_value(response.pagination()).unwrap_or_default();
                 structured.insert("pagination".into(), pagination);
@@ -639,12 +651,6 @@ pub(crate) fn graphql_decode(
     request: &Request,
     result: Option<Value>,
 ) -> Result<Value, ActionError> {
-    let misfit = |message: String| {
-        ActionError::Gitlab(GitlabError::new(
-            ErrorKind::BadResponse,
-            format!("a field is missing or has the wrong type ({message})"),
-        ))
-    };
     match action.result {
         ResultShape::Single { entity } => {
             let Some(value) = result else {
@@ -653,7 +659,7 @@ pub(crate) fn graphql_decode(
                     "GitLab answered null",
                 )));
             };
-            catalog::conform(value, entity).map_err(misfit)
+            Ok(catalog::conform(value, entity).map_err(misfit)?)
         }
         ResultShape::List {
             entity,
@@ -666,13 +672,7 @@ pub(crate) fn graphql_decode(
                 Some(Value::Array(nodes)) => nodes.clone(),
                 _ => Vec::new(),
             };
-            let items = nodes
-                .into_iter()
-                .map(|item| catalog::conform(item, entity))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(misfit)?;
-            let mut structured = Map::new();
-            structured.insert(key.to_owned(), Value::Array(items));
+            let mut structured = conformed_list(nodes, entity, key)?;
             if paginated {
                 let info = connection.get("pageInfo");
                 let next_cursor = info
