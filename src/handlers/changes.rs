@@ -1,8 +1,9 @@
-//! Changes as a file list plus one patch under a line budget: merge request diffs, a
-//! commit's diff and comparisons between two refs share this.
+//! Changes as a file list plus one patch under a line budget: merge request diffs, one of
+//! its diff versions, its raw patch, a commit's diff and comparisons between two refs share
+//! this.
 
 use crate::catalog::ActionParams;
-use crate::catalog::generated::merge_request::diffs;
+use crate::catalog::generated::merge_request::{diffs, raw_diffs, version_get};
 use crate::catalog::generated::repository::{commit_diff, compare as comparison};
 use crate::catalog::generated::types::{CommitRef, DiffFile};
 use crate::dispatch::{ActionError, Context};
@@ -185,5 +186,98 @@ pub async fn commit_diff(
         commits: Vec::new(),
         files,
         patch: Some(patch.text).filter(|t| !t.is_empty()),
+    })
+}
+
+/// `merge_request.version_get`: one diff version's commits and files, and its patch within
+/// `max_patch_lines` (GitLab sends every diff of the version in one answer).
+pub async fn merge_request_version(
+    context: &Context,
+    params: &version_get::Params,
+) -> Result<version_get::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        id: i64,
+        head_commit_sha: String,
+        base_commit_sha: Option<String>,
+        start_commit_sha: Option<String>,
+        created_at: Option<String>,
+        real_size: Option<String>,
+        #[serde(default)]
+        commits: Vec<CommitRef>,
+        #[serde(default)]
+        diffs: Vec<DiffFile>,
+    }
+    let version: Version = context.send(params.request()).await?.json()?;
+    let mut files = version.diffs;
+    let total_files = files.len() as i64;
+    if let Some(path) = &params.file_path {
+        only_file(&mut files, path, "this version")?;
+    }
+    let patch = patch(&files, params.max_patch_lines);
+    Ok(version_get::Output {
+        title: format!(
+            "!{} at {}",
+            params.merge_request_iid,
+            version.head_commit_sha.chars().take(8).collect::<String>()
+        ),
+        id: version.id,
+        head_commit_sha: version.head_commit_sha,
+        base_commit_sha: version.base_commit_sha,
+        start_commit_sha: version.start_commit_sha,
+        created_at: version.created_at,
+        real_size: version.real_size,
+        total_files,
+        shown_files: patch.shown_files,
+        truncated: patch.truncated,
+        commits: version.commits,
+        files,
+        patch: Some(patch.text).filter(|t| !t.is_empty()),
+    })
+}
+
+/// `merge_request.raw_diffs`: GitLab's plain-text patch (not JSON), streamed; the first
+/// `max_patch_lines` lines are kept and the rest only counted.
+pub async fn merge_request_raw_diffs(
+    context: &Context,
+    params: &raw_diffs::Params,
+) -> Result<raw_diffs::Output, ActionError> {
+    let budget = params.max_patch_lines.max(1) as usize;
+    let mut stream = context.open(params.request().raw(), &[]).await?;
+    let mut kept: Vec<u8> = Vec::new();
+    let mut lines = 0usize;
+    let mut last = b'\n';
+    while let Some(chunk) = stream.chunk().await? {
+        for &byte in &chunk {
+            if lines < budget {
+                kept.push(byte);
+            }
+            if byte == b'\n' {
+                lines += 1;
+            }
+            last = byte;
+        }
+    }
+    // A last line without its newline still counts.
+    if last != b'\n' {
+        lines += 1;
+    }
+    let text = String::from_utf8_lossy(&kept);
+    let shown: Vec<&str> = text.lines().take(budget).collect();
+    let truncated = lines > shown.len();
+    let mut patch = shown.join("\n");
+    if truncated {
+        patch.push_str("\n… (patch cut here: raise max_patch_lines, or read one file with merge_request.diffs and file_path)");
+    }
+    Ok(raw_diffs::Output {
+        title: format!("!{} in {}", params.merge_request_iid, params.project_id),
+        total_lines: lines as i64,
+        shown_lines: shown.len() as i64,
+        shown_files: shown
+            .iter()
+            .filter(|line| line.starts_with("diff --git "))
+            .count() as i64,
+        truncated,
+        patch: Some(patch).filter(|p| !p.is_empty()),
     })
 }

@@ -12,6 +12,8 @@
 //! | `job_log_tail` | `job.log` | the failing part and the tail of a streamed log (`log_focus`), or a window; ANSI and section markers removed |
 //! | `merge_request_diffs` | `merge_request.diffs` | every diff page, one patch under a line budget |
 //! | `compare` | `repository.compare` | the same patch budget over a comparison |
+//! | `merge_request_version` | `merge_request.version_get` | the same patch budget over one diff version |
+//! | `merge_request_raw_diffs` | `merge_request.raw_diffs` | a plain-text body (not JSON) streamed: the first lines kept, the rest only counted |
 //! | `test_report` | `pipeline.test_report` | only failing cases kept while reading (reports are megabytes), failures within half the result budget, what was left out said |
 //! | `artifacts_list` | `job.artifacts_list` | the zip's central directory from the archive's end (`Range`), never the whole archive |
 //! | `artifact_file`, `artifact_file_by_ref` | `job.artifact_file`, `job.artifact_file_by_ref` | `artifact_path` keeps its slashes (GitLab's `*artifact_path`); a streamed line window, binary detection |
@@ -111,6 +113,8 @@ handlers! {
         job_log_tail => job_log::job_log_tail,
         merge_request_diffs => changes::merge_request_diffs,
         compare => changes::compare,
+        merge_request_version => changes::merge_request_version,
+        merge_request_raw_diffs => changes::merge_request_raw_diffs,
         test_report => test_report::test_report,
         artifacts_list => artifacts::artifacts_list,
         artifact_file => artifacts::artifact_file,

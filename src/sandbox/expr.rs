@@ -159,6 +159,8 @@ impl Scope {
             "sha" if argument.is_empty() => json!(fake_sha(&text(&value))),
             "sha" => json!(fake_sha(&format!("{argument}:{}", text(&value)))),
             "text" => json!(text(&value)),
+            // A text without its last line break, to join texts as lines (a patch's files).
+            "chomp" => json!(text(&value).trim_end_matches('\n')),
             // GitLab's time tracking: `1w 2d 3h 30m` (a week of 5 days, a day of 8 hours,
             // a month of 4 weeks) to seconds, and back. Null when it is not a duration, so
             // a behaviour can refuse it with `present: false`.
@@ -441,6 +443,7 @@ const FILTERS: &[&str] = &[
     "or",
     "seconds",
     "human_time",
+    "chomp",
     "short",
     "revert_diff",
     "wiki_slug",

@@ -196,3 +196,78 @@ async fn a_time_estimate_reads_gitlab_durations_and_refuses_others() {
         refused.text
     );
 }
+
+#[tokio::test]
+async fn a_raw_patch_is_cut_after_its_budget_and_counted_whole() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let raw = |lines: i64| {
+        args(json!({
+            "project_id": "acme/platform/api", "merge_request_iid": 42, "max_patch_lines": lines
+        }))
+    };
+    let whole = dispatcher
+        .call("merge_request.raw_diffs", raw(5000), false)
+        .await;
+    assert!(!whole.is_error, "{}", whole.text);
+    let whole_stats = whole.structured.unwrap();
+    assert_eq!(whole_stats["truncated"], false);
+    assert_eq!(whole_stats["shown_files"], 3);
+    // The patch is in the Markdown only, never twice.
+    assert!(whole_stats.get("patch").is_none());
+    assert!(
+        whole
+            .text
+            .contains("--- /dev/null\n+++ b/src/api/rate_limit.rs")
+    );
+
+    let cut = dispatcher
+        .call("merge_request.raw_diffs", raw(10), false)
+        .await;
+    let cut_stats = cut.structured.unwrap();
+    assert_eq!(cut_stats["truncated"], true);
+    assert_eq!(cut_stats["shown_lines"], 10);
+    assert_eq!(cut_stats["total_lines"], whole_stats["total_lines"]);
+    assert!(cut.text.contains("patch cut here"), "{}", cut.text);
+}
+
+#[tokio::test]
+async fn a_diff_version_keeps_every_file_listed_and_budgets_the_patch() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let version = |extra: serde_json::Value| {
+        let mut call = args(json!({
+            "project_id": "acme/platform/api", "merge_request_iid": 42, "version_id": 304042
+        }));
+        call.extend(args(extra));
+        call
+    };
+    let one_file = dispatcher
+        .call(
+            "merge_request.version_get",
+            version(json!({"file_path": "src/api/mod.rs"})),
+            false,
+        )
+        .await;
+    assert!(!one_file.is_error, "{}", one_file.text);
+    let detail = one_file.structured.unwrap();
+    assert_eq!(detail["total_files"], 3);
+    assert_eq!(detail["shown_files"], 1);
+    assert!(!detail["commits"].as_array().unwrap().is_empty());
+
+    let cut = dispatcher
+        .call(
+            "merge_request.version_get",
+            version(json!({"max_patch_lines": 5})),
+            false,
+        )
+        .await;
+    assert_eq!(cut.structured.unwrap()["truncated"], true);
+
+    let missing = dispatcher
+        .call(
+            "merge_request.version_get",
+            version(json!({"version_id": 1})),
+            false,
+        )
+        .await;
+    assert!(missing.text.contains("Not Found"), "{}", missing.text);
+}
