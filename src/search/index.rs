@@ -341,6 +341,11 @@ impl Index {
             }
             index.operations_in.insert((domain, operation));
             let shape = Shape::of(action);
+            let targets = if shape == Shape::One {
+                targets(action)
+            } else {
+                Vec::new()
+            };
             index.container_domains.extend(part.container);
             index.documents.push(Document {
                 action,
@@ -348,11 +353,10 @@ impl Index {
                 operation,
                 objects: part.objects.clone(),
                 caller: action.vocabulary.caller,
-                needs_target: shape == Shape::One && !targets(action).is_empty(),
-                needs_number: shape == Shape::One
-                    && targets(action)
-                        .iter()
-                        .any(|p| matches!(p.ty, ParamType::Integer)),
+                needs_target: !targets.is_empty(),
+                needs_number: targets
+                    .iter()
+                    .any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
                 container: part.container,
                 terms,
