@@ -757,14 +757,28 @@ fn lookup_failure(name: &str, lookup: &Lookup, vocabulary: &Vocabulary) -> Strin
 }
 
 fn safe_mode_preview(action: &Action, request: &Request) -> String {
-    let target = request.target().unwrap_or_else(|_| action.path.to_owned());
-    let root = match request.api {
-        crate::gitlab::Api::Rest => "/api/v4",
-        crate::gitlab::Api::Graphql { .. } => "/api",
-    };
     let mut markdown = Markdown::new();
+    // A GraphQL request is its operation and variables; the document is the manifest's.
+    if let Some(graphql) = action.graphql {
+        markdown.note(&format!(
+            "Safe mode is on (GITLAB_SAFE_MODE=true): `{}` was not executed. It would send the GraphQL {} `{}` (`POST /api/graphql`) with these variables",
+            action.id,
+            if graphql.mutation { "mutation" } else { "query" },
+            graphql.operation
+        ));
+        let variables = request.variable("").cloned().unwrap_or_default();
+        markdown.code_block("json", &json::to_pretty(&variables));
+        if let Some(handler) = action.handler {
+            markdown.paragraph(&format!(
+                "Its handler, {handler}, would first look up the global IDs GitLab wants and add them to the variables."
+            ));
+        }
+        markdown.paragraph("Turn safe mode off to make the change.");
+        return markdown.into_string();
+    }
+    let target = request.target().unwrap_or_else(|_| action.path.to_owned());
     markdown.note(&format!(
-        "Safe mode is on (GITLAB_SAFE_MODE=true): `{}` was not executed. It would send `{} {root}{target}`",
+        "Safe mode is on (GITLAB_SAFE_MODE=true): `{}` was not executed. It would send `{} /api/v4{target}`",
         action.id, request.method
     ));
     if let Some(body) = request.json_body().filter(|b| !b.is_empty()) {

@@ -301,10 +301,11 @@ impl Request {
         self
     }
 
-    /// A GraphQL variable as it will be sent (`fullPath`, `input.title`).
+    /// A GraphQL variable as it will be sent (`fullPath`, `input.title`); `""` is all of
+    /// them.
     pub fn variable(&self, name: &str) -> Option<&Value> {
         let mut current = self.body.get("variables")?;
-        for part in name.split('.') {
+        for part in name.split('.').filter(|part| !part.is_empty()) {
             current = current.get(part)?;
         }
         Some(current)

@@ -198,3 +198,50 @@ async fn lists_page_by_cursor() {
         "cursors have no page numbers"
     );
 }
+
+#[tokio::test]
+async fn safe_mode_previews_a_mutation_by_its_operation_and_variables() {
+    let policy = Policy {
+        safe_mode: true,
+        ..Policy::default()
+    };
+    let (safe, _sandbox) = dispatcher(policy).await;
+    let outcome = safe
+        .call(
+            "work_item.update",
+            args(json!({"full_path": "acme/platform/api", "work_item_iid": "32", "title": "Send RateLimit headers"})),
+            false,
+        )
+        .await;
+    assert!(outcome.is_error);
+    assert!(
+        outcome
+            .text
+            .contains("the GraphQL mutation `WorkItemUpdate` (`POST /api/graphql`)"),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        outcome
+            .text
+            .contains("\"title\": \"Send RateLimit headers\""),
+        "{}",
+        outcome.text
+    );
+    assert!(
+        !outcome.text.contains("mutation WorkItemUpdate("),
+        "the document is not repeated"
+    );
+    let (plain, _sandbox) = dispatcher(Policy::default()).await;
+    let unchanged = plain
+        .call(
+            "work_item.get",
+            args(json!({"full_path": "acme/platform/api", "work_item_iid": "32"})),
+            false,
+        )
+        .await;
+    assert_eq!(
+        unchanged.structured.expect("the task")["title"],
+        "Send RateLimit headers with every response"
+    );
+}
