@@ -24,6 +24,7 @@
 //! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
 //! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
+//! | `runner_created` | `runner.create` | the same for a runner's authentication token; `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
@@ -125,6 +126,7 @@ handlers! {
         commit_create => writes::commit_create,
         wiki_window => wiki::wiki_window,
         token_created => tokens::token_created,
+        runner_created => tokens::runner_created,
         snippet_raw => snippets::snippet_raw,
         tag_cleanup => registry::tag_cleanup,
     }
