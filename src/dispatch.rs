@@ -316,7 +316,7 @@ impl Dispatcher {
             Err(problems) => return self.finish(Outcome::error(problems.message())),
         };
         if action.is_mutation() && self.policy.safe_mode {
-            return self.finish(Outcome::error(safe_mode_preview(action, &plan.request)));
+            return self.finish(Outcome::error(safe_mode_preview(action, &plan)));
         }
         if self.policy.needs_confirmation(action) && !confirm {
             return self.finish(Outcome::error(format!(
@@ -756,7 +756,8 @@ fn lookup_failure(name: &str, lookup: &Lookup, vocabulary: &Vocabulary) -> Strin
     }
 }
 
-fn safe_mode_preview(action: &Action, request: &Request) -> String {
+fn safe_mode_preview(action: &Action, plan: &Plan) -> String {
+    let request = &plan.request;
     let mut markdown = Markdown::new();
     // A GraphQL request is its operation and variables; the document is the manifest's.
     if let Some(graphql) = action.graphql {
@@ -783,6 +784,9 @@ fn safe_mode_preview(action: &Action, request: &Request) -> String {
     ));
     if let Some(body) = request.json_body().filter(|b| !b.is_empty()) {
         markdown.code_block("json", &json::to_pretty(body));
+    }
+    if let Some(added) = handlers::preview(action, &plan.args) {
+        markdown.paragraph(&added);
     }
     markdown.paragraph("Turn safe mode off to make the change.");
     markdown.into_string()

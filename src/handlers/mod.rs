@@ -141,6 +141,15 @@ handlers! {
     }
 }
 
+/// What a handler adds to the request a safe-mode preview shows: the file an upload
+/// would send, which the request does not hold until the handler runs.
+pub fn preview(action: &Action, args: &crate::catalog::Args) -> Option<String> {
+    match action.handler? {
+        "upload_file" => Some(uploads::preview(args)),
+        _ => None,
+    }
+}
+
 /// Runs a typed handler on the plan's typed params and serialises its typed output.
 fn adapt<'a, P, O, F, Fut>(context: &'a Context, plan: &'a Plan, handler: F) -> HandlerFuture<'a>
 where

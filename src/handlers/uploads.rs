@@ -65,6 +65,21 @@ fn check_file_name(name: &str) -> Result<&str, String> {
     Ok(name)
 }
 
+/// For a safe-mode preview: the file the call would upload, or why it could not.
+pub fn preview(args: &crate::catalog::Args) -> String {
+    let text = |name: &str| args.get(name).and_then(Value::as_str);
+    let checked = check_file_name(text("file_name").unwrap_or_default()).and_then(|name| {
+        file_bytes(text("content").unwrap_or_default(), text("encoding")).map(|b| (name, b))
+    });
+    match checked {
+        Ok((name, bytes)) => format!(
+            "With the file {name} ({} bytes), as a multipart/form-data upload.",
+            bytes.len()
+        ),
+        Err(problem) => format!("The call would be refused first: {problem}"),
+    }
+}
+
 /// Uploads the call's inline file with the action's own request, as `multipart/form-data`.
 pub async fn upload_file(
     context: &Context,
@@ -83,7 +98,9 @@ pub async fn upload_file(
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_UPLOAD_BYTES, check_file_name, file_bytes};
+    use serde_json::json;
+
+    use super::{MAX_UPLOAD_BYTES, check_file_name, file_bytes, preview};
 
     #[test]
     fn content_is_text_or_wrapped_base64() {
@@ -101,6 +118,23 @@ mod tests {
         assert!(file_bytes("", None).unwrap_err().contains("empty"));
         let big = "a".repeat(MAX_UPLOAD_BYTES + 1);
         assert!(file_bytes(&big, None).unwrap_err().contains("10 MiB"));
+    }
+
+    #[test]
+    fn a_preview_names_the_file_or_the_refusal() {
+        let args = |value: serde_json::Value| value.as_object().cloned().unwrap();
+        let text = preview(&args(
+            json!({"file_name": "notes.md", "content": "# Notes"}),
+        ));
+        assert_eq!(
+            text,
+            "With the file notes.md (7 bytes), as a multipart/form-data upload."
+        );
+        let refused = preview(&args(json!({"file_name": "../x", "content": "x"})));
+        assert!(
+            refused.starts_with("The call would be refused first"),
+            "{refused}"
+        );
     }
 
     #[test]

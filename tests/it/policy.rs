@@ -74,6 +74,21 @@ async fn safe_mode_previews_and_changes_nothing() {
         "{}",
         outcome.text
     );
+    // An upload's preview names the file the handler would send.
+    let upload = dispatcher
+        .call(
+            "wiki.attachment_upload",
+            args(json!({"project_id": "acme/platform/api", "file_name": "notes.md", "content": "# Notes"})),
+            false,
+        )
+        .await;
+    assert!(
+        upload.is_error
+            && upload.text.contains("Safe mode is on")
+            && upload.text.contains("notes.md (7 bytes)"),
+        "{}",
+        upload.text
+    );
     assert!(sandbox.requests().is_empty());
     let read = dispatcher
         .call(
