@@ -22,24 +22,13 @@ pub fn parse(content_type: &str, body: &[u8]) -> Option<Map<String, Value>> {
         rest = rest.strip_prefix(b"\r\n")?;
         let end = find(rest, &[b"\r\n".as_slice(), &delimiter].concat())?;
         let (headers, content) = split_part(&rest[..end])?;
-        let disposition = headers
-            .lines()
-            .find_map(|line| {
-                let (name, value) = line.split_once(':')?;
-                name.trim()
-                    .eq_ignore_ascii_case("content-disposition")
-                    .then_some(value)
-            })?
-            .to_owned();
-        let name = attribute(&disposition, "name")?;
-        let value = match attribute(&disposition, "filename") {
+        let disposition = header(&headers, "content-disposition")?;
+        let name = attribute(disposition, "name")?;
+        let value = match attribute(disposition, "filename") {
             Some(filename) => json!({
                 "filename": filename,
                 "size": content.len(),
-                "content_type": headers.lines().find_map(|line| {
-                    let (name, value) = line.split_once(':')?;
-                    name.trim().eq_ignore_ascii_case("content-type").then(|| value.trim().to_owned())
-                }).unwrap_or_else(|| "application/octet-stream".to_owned()),
+                "content_type": header(&headers, "content-type").unwrap_or("application/octet-stream"),
             }),
             None => Value::String(String::from_utf8_lossy(content).into_owned()),
         };
@@ -61,12 +50,19 @@ fn split_part(part: &[u8]) -> Option<(String, &[u8])> {
     ))
 }
 
-/// `name="value"` in a `Content-Disposition` header.
-fn attribute(disposition: &str, name: &str) -> Option<String> {
-    disposition.split(';').skip(1).find_map(|parameter| {
-        let (key, value) = parameter.trim().split_once('=')?;
-        (key == name).then(|| value.trim().trim_matches('"').to_owned())
+/// The value of the header `name` among a part's header lines.
+fn header<'a>(headers: &'a str, name: &str) -> Option<&'a str> {
+    headers.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim().eq_ignore_ascii_case(name).then(|| value.trim())
     })
+}
+
+/// `name="value"` in a `Content-Disposition` header; a quoted value may hold `;`.
+fn attribute(disposition: &str, name: &str) -> Option<String> {
+    let start = disposition.find(&format!("; {name}=\""))? + name.len() + 4;
+    let length = disposition[start..].find('"')?;
+    Some(disposition[start..start + length].to_owned())
 }
 
 #[cfg(test)]
@@ -76,10 +72,10 @@ mod tests {
     #[test]
     fn text_parts_are_parameters_and_a_file_part_is_described() {
         let body = b"--XyZ\r\nContent-Disposition: form-data; name=\"branch\"\r\n\r\nmain\r\n\
---XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"deploy flow.png\"\r\n\r\n\x89PNG\r\n\x1a\n\r\n--XyZ--\r\n";
+--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"deploy flow; v2.png\"\r\n\r\n\x89PNG\r\n\x1a\n\r\n--XyZ--\r\n";
         let fields = parse("multipart/form-data; boundary=XyZ", body).unwrap();
         assert_eq!(fields["branch"], "main");
-        assert_eq!(fields["file"]["filename"], "deploy flow.png");
+        assert_eq!(fields["file"]["filename"], "deploy flow; v2.png");
         assert_eq!(fields["file"]["size"], 8);
         assert_eq!(fields["file"]["content_type"], "application/octet-stream");
     }
