@@ -354,9 +354,7 @@ impl Index {
                 objects: part.objects.clone(),
                 caller: action.vocabulary.caller,
                 needs_target: !targets.is_empty(),
-                needs_number: targets
-                    .iter()
-                    .any(|p| matches!(p.ty, ParamType::Integer)),
+                needs_number: targets.iter().any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
                 container: part.container,
                 terms,

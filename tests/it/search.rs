@@ -466,4 +466,3 @@ fn ranking_precision_on_the_fresh_holdout() {
         "fresh holdout P@5 {p5:.3} is under {MIN_FRESH_AT_5}"
     );
 }
-
