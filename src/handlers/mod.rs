@@ -30,7 +30,7 @@
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
 //! | `work_item_widgets` | `work_item.list`, `.get`, `epic.list`, `.get` | GraphQL's widgets (description, assignees, labels, dates, hierarchy) merged into the work item as fields |
 //! | `work_item_create` | `work_item.create` | the work item type's global ID (and the parent's) looked up by name and IID first |
-//! | `work_item_update` | `work_item.update` | the work item's global ID looked up from its IID first |
+//! | `work_item_update` | `work_item.update` | the global IDs GitLab wants looked up first: the work item's from its IID, labels' from their titles, assignees' from their usernames |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;

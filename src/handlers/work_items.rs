@@ -2,7 +2,7 @@
 //! of typed parts (description, assignees, labels, hierarchy...) that no field path can
 //! reach, so each one is merged into the item as plain fields; and a create or an update
 //! names things GitLab wants as global IDs (the work item type, the parent, the item
-//! itself), which are looked up first. Everything else (the documents, the variables, the
+//! itself, labels, assignees), which are looked up first. Everything else (the documents, the variables, the
 //! result path, the error handling) is the generic GraphQL path of the manifest.
 
 use serde_json::{Map, Value};
@@ -19,6 +19,17 @@ const TYPES: &str = "query WorkItemTypes($fullPath: ID!, $name: IssueType) {
 /// The global ID of a work item, by namespace and IID.
 const ID: &str = "query WorkItemId($fullPath: ID!, $iid: String!) {
   namespace(fullPath: $fullPath) { workItem(iid: $iid) { id } }
+}";
+
+/// The label IDs of a project or group (its own and its ancestors'), by title.
+const LABELS: &str = "query WorkItemLabels($fullPath: ID!) {
+  project(fullPath: $fullPath) { labels(includeAncestorGroups: true, first: 100) { nodes { id title } } }
+  group(fullPath: $fullPath) { labels(includeAncestorGroups: true, first: 100) { nodes { id title } } }
+}";
+
+/// User IDs, by username.
+const USERS: &str = "query WorkItemUsers($usernames: [String!]) {
+  users(usernames: $usernames) { nodes { id username } }
 }";
 
 /// `work_item.list`, `.get` and the epic actions: the generic GraphQL call, each work
@@ -88,8 +99,100 @@ pub async fn work_item_update(
     let full_path = text_arg(plan, "full_path");
     let iid = text_arg(plan, "work_item_iid");
     let id = work_item_id(context, &full_path, &iid).await?;
-    let request = plan.request.clone().set_variable("input.id", id);
+    let mut request = plan.request.clone().set_variable("input.id", id);
+    for (param, variable) in [
+        ("add_labels", "input.labelsWidget.addLabelIds"),
+        ("remove_labels", "input.labelsWidget.removeLabelIds"),
+    ] {
+        let names = list_arg(plan, param);
+        if !names.is_empty() {
+            let ids = label_ids(context, &full_path, &names).await?;
+            request = request.set_variable(variable, ids);
+        }
+    }
+    if plan.args.contains_key("assignees") {
+        let ids = user_ids(context, &list_arg(plan, "assignees")).await?;
+        request = request.set_variable("input.assigneesWidget.assigneeIds", ids);
+    }
     run(context, action, plan, request).await
+}
+
+/// The global IDs of labels by title, in `full_path` or its groups; a title that is
+/// not there is refused by name.
+async fn label_ids(
+    context: &Context,
+    full_path: &str,
+    names: &[String],
+) -> Result<Vec<Value>, ActionError> {
+    let data = lookup(
+        context,
+        "WorkItemLabels",
+        LABELS,
+        serde_json::json!({"fullPath": full_path}),
+        "",
+    )
+    .await?
+    .unwrap_or_default();
+    let known: Vec<&Value> = ["project", "group"]
+        .iter()
+        .filter_map(|owner| data.get(*owner)?.get("labels")?.get("nodes")?.as_array())
+        .flatten()
+        .collect();
+    ids_by(&known, "title", names, |name| {
+        format!("{full_path} has no label `{name}` (nor its groups)")
+    })
+}
+
+/// The global IDs of users by username.
+async fn user_ids(context: &Context, usernames: &[String]) -> Result<Vec<Value>, ActionError> {
+    if usernames.is_empty() {
+        return Ok(Vec::new());
+    }
+    let users = lookup(
+        context,
+        "WorkItemUsers",
+        USERS,
+        serde_json::json!({"usernames": usernames}),
+        "users",
+    )
+    .await?
+    .unwrap_or_default();
+    let known: Vec<&Value> = users
+        .get("nodes")
+        .and_then(Value::as_array)
+        .map(|nodes| nodes.iter().collect())
+        .unwrap_or_default();
+    ids_by(&known, "username", usernames, |name| {
+        format!("there is no user `{name}`")
+    })
+}
+
+/// The `id` of the node whose `key` is each wanted value, in order; the first missing
+/// one is refused.
+fn ids_by(
+    nodes: &[&Value],
+    key: &str,
+    wanted: &[String],
+    missing: impl Fn(&str) -> String,
+) -> Result<Vec<Value>, ActionError> {
+    wanted
+        .iter()
+        .map(|name| {
+            nodes
+                .iter()
+                .find(|node| node.get(key).and_then(Value::as_str) == Some(name.as_str()))
+                .and_then(|node| node.get("id").cloned())
+                .ok_or_else(|| ActionError::InvalidParams(missing(name)))
+        })
+        .collect()
+}
+
+fn list_arg(plan: &Plan, name: &str) -> Vec<String> {
+    match plan.args.get(name) {
+        Some(Value::Array(items)) => items.iter().map(value_text).collect(),
+        Some(Value::Null) | None => Vec::new(),
+        Some(one) => vec![value_text(one)],
+    }
 }
 
 async fn run(

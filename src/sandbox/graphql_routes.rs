@@ -13,7 +13,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::engine::{Answer, Call};
-use super::store::{Outcome, Store, get_path};
+use super::store::{Outcome, Store, basic_user, get_path};
 
 const HIDDEN: &str = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
@@ -25,6 +25,8 @@ const OPERATIONS: &[&str] = &[
     "Epic",
     "WorkItemId",
     "WorkItemTypes",
+    "WorkItemLabels",
+    "WorkItemUsers",
     "WorkItemCreate",
     "WorkItemUpdate",
 ];
@@ -46,6 +48,8 @@ pub fn graphql(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         "Epics" => list(store, call, variables, Some("EPIC")),
         "WorkItem" | "Epic" | "WorkItemId" => get(store, call, variables),
         "WorkItemTypes" => types(store, call, variables),
+        "WorkItemLabels" => labels(store, call, variables),
+        "WorkItemUsers" => Ok(users(store, variables)),
         "WorkItemCreate" => create(store, call, variables),
         "WorkItemUpdate" => update(store, call, variables),
         other => Err(format!(
@@ -310,6 +314,81 @@ fn types(store: &Store, call: &Call<'_>, variables: &Map<String, Value>) -> Resu
     Ok(json!({ "namespace": { "workItemTypes": { "nodes": nodes } } }))
 }
 
+/// A project's labels and its groups', or a group's and its ancestors', as
+/// `project.labels` or `group.labels`.
+fn labels(store: &Store, call: &Call<'_>, variables: &Map<String, Value>) -> Result<Value, String> {
+    let full_path = variables
+        .get("fullPath")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some((is_project, record)) = namespace(store, call, full_path) else {
+        return Ok(json!({ "project": null, "group": null }));
+    };
+    let group_path = if is_project {
+        full_path.rsplit_once('/').map_or("", |(group, _)| group)
+    } else {
+        full_path
+    };
+    let mut nodes: Vec<Value> = Vec::new();
+    if is_project {
+        nodes.extend(
+            store
+                .all("projects/labels")
+                .iter()
+                .filter(|l| l["_project_id"] == record["id"])
+                .map(|l| json!({"id": format!("gid://gitlab/ProjectLabel/{}", l["id"]), "title": l["name"]})),
+        );
+    }
+    let ancestors: Vec<&Value> = store
+        .all("groups")
+        .iter()
+        .filter(|g| {
+            g["full_path"].as_str().is_some_and(|path| {
+                group_path == path || group_path.starts_with(&format!("{path}/"))
+            })
+        })
+        .collect();
+    nodes.extend(
+        store
+            .all("groups/labels")
+            .iter()
+            .filter(|l| ancestors.iter().any(|g| g["id"] == l["_group_id"]))
+            .map(|l| json!({"id": format!("gid://gitlab/GroupLabel/{}", l["id"]), "title": l["name"]})),
+    );
+    let owner = if is_project { "project" } else { "group" };
+    Ok(json!({ owner: { "labels": { "nodes": nodes } } }))
+}
+
+fn users(store: &Store, variables: &Map<String, Value>) -> Value {
+    let wanted: Vec<&Value> = match variables.get("usernames") {
+        Some(Value::Array(names)) => names.iter().collect(),
+        _ => Vec::new(),
+    };
+    let nodes: Vec<Value> = store
+        .all("users")
+        .iter()
+        .filter(|u| wanted.contains(&&u["username"]))
+        .map(|u| json!({"id": format!("gid://gitlab/User/{}", u["id"]), "username": u["username"]}))
+        .collect();
+    json!({ "users": { "nodes": nodes } })
+}
+
+/// The name of a label by its global ID (`gid://gitlab/ProjectLabel/2001`).
+fn label_name(store: &Store, id: &Value) -> Option<Value> {
+    let id = id.as_str()?;
+    let (collection, number) = match id.rsplit_once('/')? {
+        (kind, number) if kind.ends_with("ProjectLabel") => ("projects/labels", number),
+        (kind, number) if kind.ends_with("GroupLabel") => ("groups/labels", number),
+        _ => return None,
+    };
+    let number: i64 = number.parse().ok()?;
+    store
+        .all(collection)
+        .iter()
+        .find(|l| l["id"].as_i64() == Some(number))
+        .map(|l| l["name"].clone())
+}
+
 fn type_id(id: &Value) -> String {
     format!("gid://gitlab/WorkItems::Type/{id}")
 }
@@ -443,6 +522,36 @@ fn update(
     }
     if let Some(confidential) = input.get("confidential") {
         record["confidential"] = confidential.clone();
+    }
+    if let Some(widget) = input.get("labelsWidget") {
+        let mut labels: Vec<Value> = record["labels"].as_array().cloned().unwrap_or_default();
+        for id in widget["removeLabelIds"].as_array().into_iter().flatten() {
+            if let Some(name) = label_name(store, id) {
+                labels.retain(|label| label != &name);
+            }
+        }
+        for id in widget["addLabelIds"].as_array().into_iter().flatten() {
+            match label_name(store, id) {
+                Some(name) if !labels.contains(&name) => labels.push(name),
+                Some(_) => {}
+                None => return Err(format!("The label {id} does not exist")),
+            }
+        }
+        record["labels"] = Value::Array(labels);
+    }
+    if let Some(ids) = get_path(input, "assigneesWidget.assigneeIds").and_then(Value::as_array) {
+        let mut assignees = Vec::new();
+        for id in ids {
+            let user = store
+                .all("users")
+                .iter()
+                .find(|u| id.as_str() == Some(format!("gid://gitlab/User/{}", u["id"]).as_str()));
+            match user {
+                Some(user) => assignees.push(basic_user(user)),
+                None => return Err(format!("The user {id} does not exist")),
+            }
+        }
+        record["assignees"] = Value::Array(assignees);
     }
     match input["stateEvent"].as_str() {
         Some("CLOSE") if item.open() => {

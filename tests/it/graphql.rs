@@ -245,3 +245,44 @@ async fn safe_mode_previews_a_mutation_by_its_operation_and_variables() {
         "Send RateLimit headers with every response"
     );
 }
+
+#[tokio::test]
+async fn labels_and_assignees_are_set_by_name() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let updated = dispatcher
+        .call(
+            "work_item.update",
+            args(json!({
+                "full_path": "acme/platform/api",
+                "work_item_iid": "33",
+                "add_labels": ["bug", "customer"],
+                "remove_labels": ["performance"],
+                "assignees": ["dave", "erin"]
+            })),
+            false,
+        )
+        .await;
+    assert!(!updated.is_error, "{}", updated.text);
+    let item = updated.structured.expect("the work item");
+    // `customer` is a label of the group acme/platform.
+    assert_eq!(item["labels"], json!(["bug", "customer"]));
+    assert_eq!(
+        item["assignees"],
+        json!([{"username": "dave"}, {"username": "erin"}])
+    );
+    let refused = dispatcher
+        .call(
+            "work_item.update",
+            args(json!({"full_path": "acme/platform/api", "work_item_iid": "33", "add_labels": ["nope"]})),
+            false,
+        )
+        .await;
+    assert!(refused.is_error);
+    assert!(
+        refused
+            .text
+            .contains("acme/platform/api has no label `nope`"),
+        "{}",
+        refused.text
+    );
+}
