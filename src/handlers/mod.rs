@@ -24,6 +24,7 @@
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
 //! | `runner_created` | `runner.create` | the same for a runner's authentication token; `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
+//! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
@@ -35,6 +36,7 @@ mod log_focus;
 mod milestones;
 mod positions;
 mod registry;
+mod releases;
 mod snippets;
 mod test_report;
 mod tokens;
@@ -124,6 +126,7 @@ handlers! {
         milestone_by_reference => milestones::by_reference,
         diff_position => positions::with_position,
         ci_variable_values => variables::ci_variable_values,
+        releases_with_project => releases::releases_with_project,
     }
 }
 
