@@ -311,6 +311,22 @@ impl Dispatcher {
         }
         // `confirm` is a control flag, accepted among the params on every surface.
         let confirm = confirm | matches!(args.remove("confirm"), Some(Value::Bool(true)));
+        // Secret arguments (a trigger token) are masked in whatever this call writes out,
+        // and in every log line from now on.
+        let secrets = secret_values(action, &args);
+        if !secrets.is_empty() {
+            crate::redact::register_for_logs(secrets.iter().map(String::as_str));
+            let outcome = Box::pin(self.run_checked(action, args, confirm)).await;
+            return scrub(
+                outcome,
+                &crate::redact::Redactor::new(secrets.iter().map(String::as_str)),
+            );
+        }
+        self.run_checked(action, args, confirm).await
+    }
+
+    /// `run` after the arguments' secrets are known.
+    async fn run_checked(&self, action: &'static Action, args: Args, confirm: bool) -> Outcome {
         let plan = match (action.plan)(action, args) {
             Ok(plan) => plan,
             Err(problems) => return self.finish(Outcome::error(problems.message())),
@@ -548,28 +564,8 @@ impl Dispatcher {
 
     /// The last step for every outcome: the token must not appear anywhere in it, in any
     /// encoding (`redact.rs`).
-    fn finish(&self, mut outcome: Outcome) -> Outcome {
-        let redactor = self.context.gitlab.redactor();
-        if redactor.is_empty() {
-            return outcome;
-        }
-        if let std::borrow::Cow::Owned(clean) = redactor.text(&outcome.text) {
-            outcome.text = clean;
-        }
-        if let Some(structured) = outcome.structured.take() {
-            let mut value = Value::Object(structured);
-            redactor.json(&mut value);
-            if let Value::Object(map) = value {
-                outcome.structured = Some(map);
-            }
-        }
-        if let Some(resource) = &mut outcome.resource
-            && let Some(embedded) = &mut resource.embedded
-            && let std::borrow::Cow::Owned(clean) = redactor.text(embedded)
-        {
-            *embedded = clean;
-        }
-        outcome
+    fn finish(&self, outcome: Outcome) -> Outcome {
+        scrub(outcome, self.context.gitlab.redactor())
     }
 }
 
@@ -595,6 +591,45 @@ fn conformed_list(
     let mut structured = Map::new();
     structured.insert(key.to_owned(), Value::Array(items));
     Ok(structured)
+}
+
+/// The string values of the action's secret parameters among `args`, by name or alias.
+fn secret_values(action: &Action, args: &Args) -> Vec<String> {
+    action
+        .params
+        .iter()
+        .filter(|spec| spec.secret)
+        .flat_map(|spec| std::iter::once(spec.name).chain(spec.aliases.iter().copied()))
+        .filter_map(|name| args.get(name))
+        .map(|value| match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// `outcome` with every form of `redactor`'s secrets masked: text, structure, resource.
+fn scrub(mut outcome: Outcome, redactor: &crate::redact::Redactor) -> Outcome {
+    if redactor.is_empty() {
+        return outcome;
+    }
+    if let std::borrow::Cow::Owned(clean) = redactor.text(&outcome.text) {
+        outcome.text = clean;
+    }
+    if let Some(structured) = outcome.structured.take() {
+        let mut value = Value::Object(structured);
+        redactor.json(&mut value);
+        if let Value::Object(map) = value {
+            outcome.structured = Some(map);
+        }
+    }
+    if let Some(resource) = &mut outcome.resource
+        && let Some(embedded) = &mut resource.embedded
+        && let std::borrow::Cow::Owned(clean) = redactor.text(embedded)
+    {
+        *embedded = clean;
+    }
+    outcome
 }
 
 /// The structure of a GitLab answer, fitted to the action's result shape.

@@ -19,7 +19,7 @@ pub mod runtime {
         ResourcePolicy, ResourceSpec, ResultShape, Role, Safety, Tier, TokenScope, View,
         Vocabulary, WordList, plan,
     };
-    pub use crate::gitlab::{Method, PathOrId, Request, put};
+    pub use crate::gitlab::{Method, PathOrId, Request, StringMap, put};
     pub use crate::output::Done;
     pub use crate::{object_param, param_enum};
 }

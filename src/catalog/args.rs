@@ -320,6 +320,40 @@ impl FromParam for PathOrId {
     }
 }
 
+/// A map of strings takes an object whose values are strings (numbers and booleans are
+/// written as text, as GitLab reads every variable value).
+impl FromParam for crate::gitlab::StringMap {
+    fn from_param(value: Value) -> Result<(Self, Value), String> {
+        let Value::Object(entries) = value else {
+            return Err(format!(
+                "expected an object of string values by key, such as {{\"VERSION\": \"2\"}}, got {}",
+                describe(&value)
+            ));
+        };
+        let mut map = Self::new();
+        for (key, value) in entries {
+            let text = match value {
+                Value::String(text) => text,
+                Value::Number(n) => n.to_string(),
+                Value::Bool(flag) => flag.to_string(),
+                other => {
+                    return Err(format!(
+                        "`{key}`: expected a string value, got {}",
+                        describe(&other)
+                    ));
+                }
+            };
+            map.insert(key, text);
+        }
+        let normalized = Value::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), Value::String(value.clone())))
+                .collect(),
+        );
+        Ok((map, normalized))
+    }
+}
+
 /// A list takes an array, or one value as a list of one.
 impl<T: FromParam> FromParam for Vec<T> {
     fn from_param(value: Value) -> Result<(Self, Value), String> {

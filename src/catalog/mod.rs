@@ -235,6 +235,8 @@ pub struct ParamSpec {
     pub api_name: &'static str,
     /// For a list of objects: each object's fields.
     pub items: &'static [ParamSpec],
+    /// A secret (a trigger token): masked in every result, preview and log of the call.
+    pub secret: bool,
 }
 
 impl ParamSpec {
@@ -253,7 +255,13 @@ impl ParamSpec {
             aliases: &[],
             api_name: name,
             items: &[],
+            secret: false,
         }
+    }
+
+    pub const fn secret(mut self) -> Self {
+        self.secret = true;
+        self
     }
 
     pub const fn describe(mut self, description: &'static str) -> Self {
@@ -316,6 +324,8 @@ pub enum ParamType {
     IntegerList,
     /// A list of objects whose fields are the spec's `items`.
     ObjectList,
+    /// An object of string values by key (`{"VERSION": "2"}`).
+    StringMap,
 }
 
 impl ParamType {
@@ -330,6 +340,7 @@ impl ParamType {
             Self::StringList => "an array of strings",
             Self::IntegerList => "an array of integers",
             Self::ObjectList => "an array of objects",
+            Self::StringMap => "an object of string values by key, such as {\"VERSION\": \"2\"}",
         }
     }
 
@@ -344,6 +355,7 @@ impl ParamType {
             Self::StringList => "string[]",
             Self::IntegerList => "integer[]",
             Self::ObjectList => "object[]",
+            Self::StringMap => "{string}",
         }
     }
 }

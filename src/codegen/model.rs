@@ -194,6 +194,9 @@ pub struct ParamDef {
     /// For an `[object]` parameter: the fields of each object.
     #[serde(default)]
     pub items: Option<IndexMap<String, ParamDef>>,
+    /// The value is a secret (a trigger token): masked in every result, preview and log.
+    #[serde(default)]
+    pub secret: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -112,6 +112,8 @@ pub struct Param {
     pub enum_type: Option<String>,
     /// For an `[object]` parameter: each object's fields.
     pub items: Vec<Param>,
+    /// A secret value, masked wherever the call is written out.
+    pub secret: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -124,6 +126,8 @@ pub enum ParamType {
     StringList,
     IntegerList,
     ObjectList,
+    /// `{string}`: an object of string values by key (`variables: {VERSION: "2"}`).
+    StringMap,
 }
 
 impl ParamType {
@@ -137,6 +141,7 @@ impl ParamType {
             "[string]" => Self::StringList,
             "[integer]" => Self::IntegerList,
             "[object]" => Self::ObjectList,
+            "{string}" => Self::StringMap,
             _ => return None,
         })
     }
@@ -151,6 +156,7 @@ impl ParamType {
             (Self::PathOrId, Value::String(_)) => true,
             (Self::PathOrId, Value::Number(n)) => n.is_i64(),
             (Self::StringList, Value::Array(items)) => items.iter().all(Value::is_string),
+            (Self::StringMap, Value::Object(entries)) => entries.values().all(Value::is_string),
             (Self::IntegerList, Value::Array(items)) => items.iter().all(|item| item.is_i64()),
             (Self::ObjectList, Value::Array(items)) => items.iter().all(Value::is_object),
             _ => false,
@@ -299,6 +305,7 @@ pub const RESERVED_TYPES: &[&str] = &[
     "Role",
     "Tier",
     "TokenScope",
+    "StringMap",
     // every action module
     "Params",
     "Output",
@@ -1404,6 +1411,7 @@ fn resolve_params(
                 aliases: local.aliases.clone().or_else(|| base.aliases.clone()),
                 api_name: local.api_name.clone().or_else(|| base.api_name.clone()),
                 items: local.items.clone().or_else(|| base.items.clone()),
+                secret: local.secret.or(base.secret),
             },
             (true, None) => {
                 scope.error(
@@ -1416,7 +1424,7 @@ fn resolve_params(
         };
         let written = merged.ty.clone().unwrap_or_default();
         let Some(ty) = ParamType::parse(&written) else {
-            scope.error(&format!("{key}.type"), format!("unknown type `{written}` (string, integer, number, boolean, path_or_id, [string], [integer], [object])"));
+            scope.error(&format!("{key}.type"), format!("unknown type `{written}` (string, integer, number, boolean, path_or_id, [string], [integer], [object], {{string}})"));
             continue;
         };
         let in_path = path_params.contains(&name.as_str());
@@ -1455,7 +1463,10 @@ fn resolve_params(
         if in_path
             && matches!(
                 ty,
-                ParamType::StringList | ParamType::IntegerList | ParamType::Boolean
+                ParamType::StringList
+                    | ParamType::IntegerList
+                    | ParamType::Boolean
+                    | ParamType::StringMap
             )
         {
             scope.error(
@@ -1485,6 +1496,12 @@ fn resolve_params(
             scope.error(
                 &format!("{key}.in"),
                 "a list of objects is sent in the body",
+            );
+        }
+        if ty == ParamType::StringMap && location != ParamLocation::Body {
+            scope.error(
+                &format!("{key}.in"),
+                "a map of strings is sent in the body (GitLab reads it as a JSON object)",
             );
         }
         let has_handler = def.handler.is_some();
@@ -1617,6 +1634,7 @@ fn checked_param(
         aliases,
         enum_type: None,
         items: Vec::new(),
+        secret: merged.secret.unwrap_or(false),
     })
 }
 
@@ -1637,7 +1655,7 @@ fn resolve_items(
         }
         let written = def.ty.clone().unwrap_or_default();
         let ty = match ParamType::parse(&written) {
-            Some(ParamType::ObjectList | ParamType::PathOrId) | None => {
+            Some(ParamType::ObjectList | ParamType::PathOrId | ParamType::StringMap) | None => {
                 scope.error(
                     &format!("{key}.type"),
                     format!("`{written}`: an object's field is a string, integer, number, boolean, [string] or [integer]"),

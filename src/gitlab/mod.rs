@@ -20,7 +20,8 @@ pub use client::{GitlabClient, HTML_INSTEAD, Response, Token, looks_like_html, p
 pub use error::{ErrorKind, GitlabError};
 pub use pagination::Pagination;
 pub use request::{
-    Api, Method, PathOrId, Request, UnsafePath, WireText, WireValue, encode_component, put,
+    Api, Method, PathOrId, Request, StringMap, UnsafePath, WireText, WireValue, encode_component,
+    put,
 };
 pub use settings::{
     AuthKind, ClientSettings, DEFAULT_DEADLINE, DEFAULT_MAX_BODY_BYTES, DEFAULT_RETRIES,

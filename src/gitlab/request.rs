@@ -217,6 +217,28 @@ impl<T: WireValue> WireValue for Vec<T> {
     }
 }
 
+/// A `{string}` parameter: string values by key, such as a triggered pipeline's variables.
+pub type StringMap = std::collections::BTreeMap<String, String>;
+
+/// A map goes into a JSON body as an object; the manifest keeps it out of paths and
+/// queries, where GitLab would want `name[KEY]=value`.
+impl WireValue for StringMap {
+    fn wire(&self) -> WireText {
+        if self.is_empty() {
+            return WireText::Absent;
+        }
+        WireText::One(self.json().to_string())
+    }
+
+    fn json(&self) -> Value {
+        Value::Object(
+            self.iter()
+                .map(|(key, value)| (key.clone(), Value::String(value.clone())))
+                .collect(),
+        )
+    }
+}
+
 impl<T: WireValue + ?Sized> WireValue for &T {
     fn wire(&self) -> WireText {
         (**self).wire()

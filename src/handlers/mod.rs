@@ -27,6 +27,7 @@
 //! | `runner_created` | `runner.create` | the same for a runner's authentication token; `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
 //! | `work_item_widgets` | `work_item.list`, `.get`, `epic.list`, `.get` | GraphQL's widgets (description, assignees, labels, dates, hierarchy) merged into the work item as fields |
 //! | `work_item_create` | `work_item.create` | the work item type's global ID (and the parent's) looked up by name and IID first |
@@ -41,6 +42,7 @@ mod log_focus;
 mod milestones;
 mod positions;
 mod registry;
+mod releases;
 mod snippets;
 mod test_report;
 mod tokens;
@@ -138,6 +140,7 @@ handlers! {
         work_item_widgets => work_items::work_item_widgets,
         work_item_create => work_items::work_item_create,
         work_item_update => work_items::work_item_update,
+        releases_with_project => releases::releases_with_project,
     }
 }
 

@@ -138,6 +138,15 @@ impl Scope {
     fn filter(&self, store: &Store, name: &str, argument: &str, value: Value) -> Value {
         match name {
             "count" => json!(value.as_array().map_or(0, Vec::len)),
+            // An object as a list of `{key, value}` (a triggered pipeline's variables).
+            "entries" => Value::Array(
+                value
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(key, value)| json!({"key": key, "value": value}))
+                    .collect(),
+            ),
             "basic" => basic_user(&value),
             "public" => public(&value),
             "users" => Value::Array(
@@ -432,6 +441,7 @@ const TESTS: &[&str] = &[
 ];
 const FILTERS: &[&str] = &[
     "count",
+    "entries",
     "basic",
     "public",
     "users",

@@ -788,13 +788,20 @@ fn is_member(project: &Value, user: &Value) -> bool {
         .is_some_and(|m| m.contains(&id))
 }
 
-/// A record without its sandbox-only (`_`) fields.
+/// GitLab's own fields whose names start with `_`, which are data, not the sandbox's
+/// bookkeeping: `_links` (a release's or a package's URLs; a group's releases name their
+/// project only there).
+pub const GITLAB_UNDERSCORE_FIELDS: &[&str] = &["_links"];
+
+/// A record without its sandbox-only (`_`) fields; GitLab's own `_links` stays.
 pub fn public(record: &Value) -> Value {
     match record {
         Value::Object(fields) => Value::Object(
             fields
                 .iter()
-                .filter(|(k, _)| !k.starts_with('_'))
+                .filter(|(k, _)| {
+                    !k.starts_with('_') || GITLAB_UNDERSCORE_FIELDS.contains(&k.as_str())
+                })
                 .map(|(k, v)| (k.clone(), public(v)))
                 .collect(),
         ),

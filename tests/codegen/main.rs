@@ -477,3 +477,28 @@ fn vocabulary_problems_name_file_action_and_key() {
         "{found:?}"
     );
 }
+
+/// A `{string}` parameter (a map of strings, such as a triggered pipeline's variables) is
+/// sent in a JSON body; anywhere else, and as an object's field or an example that is not
+/// a map of strings, the build names the file, the action and the key.
+#[test]
+fn a_map_of_strings_is_declared_only_where_it_can_be_sent() {
+    fixture_refuses(
+        "bookmark.yaml",
+        "      search:\n        type: string\n",
+        "      search:\n        type: \"{string}\"\n",
+        "actions/bookmark.yaml: action `bookmark.list`: key `params.search.in`: a map of strings is sent in the body",
+    );
+    fixture_refuses(
+        "bookmark.yaml",
+        "      title:\n        type: string\n        description: A title; the page's own by default.\n    output: {type: Bookmark}\n    safety: {read_only: false, destructive: false, idempotent: false}\n    example: {url: \"https://example.com\"}\n",
+        "      title:\n        type: \"{string}\"\n        description: A title; the page's own by default.\n    output: {type: Bookmark}\n    safety: {read_only: false, destructive: false, idempotent: false}\n    example: {url: \"https://example.com\", title: \"not a map\"}\n",
+        "actions/bookmark.yaml: action `bookmark.create`: key `example.title`",
+    );
+    fixture_refuses(
+        "bookmark.yaml",
+        "      search:\n        type: string\n",
+        "      search:\n        type: \"{integer}\"\n",
+        "actions/bookmark.yaml: action `bookmark.list`: key `params.search.type`: unknown type `{integer}`",
+    );
+}

@@ -195,3 +195,75 @@ async fn excluded_actions_are_not_offered() {
         "hints never name hidden actions"
     );
 }
+
+/// A secret parameter (a pipeline trigger token) reaches GitLab and nothing else: not the
+/// result, not an error, not safe mode's preview of the request.
+#[tokio::test]
+async fn a_trigger_token_is_sent_and_never_shown() {
+    const TOKEN: &str = "glptt-7c1e04b9a2d35f6e8b10";
+    let call = |extra: Value| {
+        let mut given = json!({"project_id": "acme/platform/api", "token": TOKEN, "ref": "main"});
+        if let (Some(given), Some(extra)) = (given.as_object_mut(), extra.as_object()) {
+            given.extend(extra.clone());
+        }
+        args(given)
+    };
+    let shown = |outcome: &gitlab_mcp::dispatch::Outcome| {
+        let structured = serde_json::to_string(&outcome.structured).unwrap_or_default();
+        outcome.text.contains(TOKEN) || structured.contains(TOKEN)
+    };
+
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let ran = dispatcher
+        .call(
+            "pipeline.trigger_run",
+            call(json!({"variables": {"VERSION": "2"}})),
+            false,
+        )
+        .await;
+    assert!(
+        !ran.is_error,
+        "the sandbox knows this trigger token: {}",
+        ran.text
+    );
+    assert!(ran.text.contains("triggered"), "{}", ran.text);
+    assert!(!shown(&ran), "{}", ran.text);
+    // The same token named by its alias, with arguments that do not check out.
+    let refused = dispatcher
+        .call(
+            "pipeline.trigger_run",
+            args(json!({"project_id": "acme/platform/api", "trigger_token": TOKEN, "ref": "main", "variables": ["VERSION=2"]})),
+            false,
+        )
+        .await;
+    assert!(
+        refused.is_error && refused.text.contains("`variables`"),
+        "{}",
+        refused.text
+    );
+    assert!(!shown(&refused), "{}", refused.text);
+
+    let (dispatcher, sandbox) = dispatcher_safe().await;
+    let preview = dispatcher
+        .call("pipeline.trigger_run", call(json!({})), false)
+        .await;
+    assert!(preview.text.contains("Safe mode is on"), "{}", preview.text);
+    assert!(
+        preview.text.contains("\"token\": \"[redacted]\""),
+        "{}",
+        preview.text
+    );
+    assert!(!shown(&preview), "{}", preview.text);
+    assert!(sandbox.requests().is_empty());
+}
+
+async fn dispatcher_safe() -> (
+    gitlab_mcp::dispatch::Dispatcher,
+    gitlab_mcp::sandbox::Sandbox,
+) {
+    dispatcher(Policy {
+        safe_mode: true,
+        ..Policy::default()
+    })
+    .await
+}

@@ -56,6 +56,7 @@ fn param_type(param: &Param) -> TokenStream {
             let item = item_type(param);
             quote!(Vec<#item>)
         }
+        ParamType::StringMap => quote!(StringMap),
     }
 }
 
@@ -590,6 +591,7 @@ fn param_spec(param: &Param, module: Option<&TokenStream>) -> TokenStream {
         ParamType::StringList => quote!(ParamType::StringList),
         ParamType::IntegerList => quote!(ParamType::IntegerList),
         ParamType::ObjectList => quote!(ParamType::ObjectList),
+        ParamType::StringMap => quote!(ParamType::StringMap),
     };
     let location = match param.location {
         ParamLocation::Path => quote!(Location::Path),
@@ -600,6 +602,9 @@ fn param_spec(param: &Param, module: Option<&TokenStream>) -> TokenStream {
     let mut tokens = quote!(ParamSpec::new(#name, #ty, #location).describe(#description));
     if param.required {
         tokens = quote!(#tokens.required());
+    }
+    if param.secret {
+        tokens = quote!(#tokens.secret());
     }
     if let Some(enum_type) = &param.enum_type {
         let enum_type = camel(enum_type);

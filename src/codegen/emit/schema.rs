@@ -41,6 +41,7 @@ fn param_schema(param: &Param) -> Value {
         ParamType::Boolean => json!("boolean"),
         ParamType::PathOrId => json!(["string", "integer"]),
         ParamType::StringList | ParamType::IntegerList | ParamType::ObjectList => json!("array"),
+        ParamType::StringMap => json!("object"),
     };
     schema.insert("type".into(), ty);
     match param.ty {
@@ -49,6 +50,9 @@ fn param_schema(param: &Param) -> Value {
         }
         ParamType::IntegerList => {
             schema.insert("items".into(), json!({"type": "integer"}));
+        }
+        ParamType::StringMap => {
+            schema.insert("additionalProperties".into(), json!({"type": "string"}));
         }
         ParamType::ObjectList => {
             let mut properties = Map::new();
