@@ -15,7 +15,7 @@ use crate::gitlab::Method;
 /// First words that make a request a question.
 const QUESTIONS: &[&str] = &[
     "what", "what's", "whats", "who", "who's", "which", "how", "is", "are", "does", "do", "did",
-    "why", "when", "where", "has", "have", "was", "were",
+    "why", "when", "where", "has", "have", "was", "were", "whether",
 ];
 
 /// Words that say how to look rather than what: they go with a list or a single read.
