@@ -21,5 +21,5 @@ pub mod runtime {
     };
     pub use crate::gitlab::{Method, PathOrId, Request, StringMap, put};
     pub use crate::output::Done;
-    pub use crate::{object_param, param_enum};
+    pub use crate::{object_param, param_enum, words};
 }

@@ -600,6 +600,15 @@ fn path_safe(value: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// A list of words in generated code (`tags: words!["lgtm", "sign off"]`): one line per
+/// list, where an array literal would be printed one word a line.
+#[macro_export]
+macro_rules! words {
+    ($($word:literal),* $(,)?) => {
+        &[$($word),*]
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

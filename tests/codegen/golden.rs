@@ -150,7 +150,9 @@ pub mod enums {
     }
 
     impl ParamEnum for Type {
-        const VALUES: &'static [&'static str] = &["2fa", "self", "a-b", "created_by_me"];
+        const VALUES: &'static [&'static str] = words![
+            "2fa", "self", "a-b", "created_by_me"
+        ];
 
         const ALL: &'static [Self] = &[
             Self::V2fa,
@@ -169,7 +171,7 @@ pub mod enums {
     }
 
     impl ParamEnum for ThingListState {
-        const VALUES: &'static [&'static str] = &["opened", "closed"];
+        const VALUES: &'static [&'static str] = words!["opened", "closed"];
 
         const ALL: &'static [Self] = &[Self::Opened, Self::Closed];
     }
@@ -183,7 +185,7 @@ pub mod enums {
     }
 
     impl ParamEnum for ThingUpdateState {
-        const VALUES: &'static [&'static str] = &["close", "reopen"];
+        const VALUES: &'static [&'static str] = words!["close", "reopen"];
 
         const ALL: &'static [Self] = &[Self::Close, Self::Reopen];
     }
@@ -197,7 +199,7 @@ pub mod enums {
     }
 
     impl ParamEnum for WidgetState {
-        const VALUES: &'static [&'static str] = &["on", "off"];
+        const VALUES: &'static [&'static str] = words!["on", "off"];
 
         const ALL: &'static [Self] = &[Self::On, Self::Off];
     }
@@ -212,7 +214,7 @@ pub mod enums {
     }
 
     impl ParamEnum for LinksLinkType {
-        const VALUES: &'static [&'static str] = &["other", "runbook", "image"];
+        const VALUES: &'static [&'static str] = words!["other", "runbook", "image"];
 
         const ALL: &'static [Self] = &[Self::Other, Self::Runbook, Self::Image];
     }
@@ -715,7 +717,7 @@ pub static ACTIONS: &[Action] = &[
         name: "list",
         title: "List bookmarks",
         description: "List the caller's saved links, pinned first.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/bookmarks",
         params: &[
@@ -741,7 +743,7 @@ pub static ACTIONS: &[Action] = &[
         name: "get",
         title: "Get a bookmark",
         description: "Read one saved link.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/bookmarks/{bookmark_id}",
         params: &[params::BOOKMARK_ID],
@@ -762,7 +764,7 @@ pub static ACTIONS: &[Action] = &[
         name: "create",
         title: "Save a bookmark",
         description: "Save a link under a title.",
-        tags: &[],
+        tags: words![],
         method: Method::Post,
         path: "/bookmarks",
         params: &[
@@ -789,7 +791,7 @@ pub static ACTIONS: &[Action] = &[
         name: "pin",
         title: "Pin a bookmark",
         description: "Keep a saved link at the top of the list.",
-        tags: &[],
+        tags: words![],
         method: Method::Post,
         path: "/bookmarks/{bookmark_id}/pin",
         params: &[params::BOOKMARK_ID],
@@ -801,7 +803,8 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"bookmark_id\":{\"description\":\"The bookmark's id.\",\"type\":\"integer\"}},\"required\":[\"bookmark_id\"],\"type\":\"object\"}",
         output_schema_json: "{\"properties\":{\"id\":{\"type\":\"integer\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"pinned\":{\"type\":\"boolean\"},\"title\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\"],\"type\":\"object\"}",
         plan: plan::<bookmark::pin::Params>,
-        vocabulary: ActionVocabulary::of("pin").verbs(&["pin", "stick", "keep on top"]),
+        vocabulary: ActionVocabulary::of("pin")
+            .verbs(words!["pin", "stick", "keep on top"]),
         ..Action::DEFAULTS
     },
     Action {
@@ -810,7 +813,7 @@ pub static ACTIONS: &[Action] = &[
         name: "shelf_list",
         title: "List bookmark shelves",
         description: "List the shelves bookmarks are kept on, with how many each holds.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/bookmarks/shelves",
         params: &[],
@@ -822,7 +825,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Share\":{\"properties\":{\"key\":{\"type\":\"string\"},\"percent\":{\"type\":\"number\"}},\"required\":[\"key\",\"percent\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"shelves\":{\"items\":{\"$ref\":\"#/$defs/Share\"},\"type\":\"array\"}},\"required\":[\"shelves\"],\"type\":\"object\"}",
         plan: plan::<bookmark::shelf_list::Params>,
-        vocabulary: ActionVocabulary::of("list").objects(&["shelf"]),
+        vocabulary: ActionVocabulary::of("list").objects(words!["shelf"]),
         ..Action::DEFAULTS
     },
     Action {
@@ -831,7 +834,7 @@ pub static ACTIONS: &[Action] = &[
         name: "delete",
         title: "Delete a bookmark",
         description: "Remove a saved link for good.",
-        tags: &[],
+        tags: words![],
         method: Method::Delete,
         path: "/bookmarks/{bookmark_id}",
         params: &[params::BOOKMARK_ID],
@@ -852,7 +855,7 @@ pub static ACTIONS: &[Action] = &[
         name: "list",
         title: "List things",
         description: "List things, filtered by `type` and `state`.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/projects/{project_id}/things",
         params: &[
@@ -896,7 +899,7 @@ pub static ACTIONS: &[Action] = &[
         name: "get",
         title: "Get a thing",
         description: "Get one thing.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/projects/{project_id}/things/{thing_iid}",
         params: &[
@@ -931,7 +934,7 @@ pub static ACTIONS: &[Action] = &[
         name: "update",
         title: "Update a thing",
         description: "Change a thing's title; `match` goes in the body under GitLab's name.",
-        tags: &[],
+        tags: words![],
         method: Method::Put,
         path: "/projects/{project_id}/things/{thing_iid}",
         params: &[
@@ -967,7 +970,7 @@ pub static ACTIONS: &[Action] = &[
         name: "delete",
         title: "Delete a thing",
         description: "Delete a thing.",
-        tags: &[],
+        tags: words![],
         method: Method::Delete,
         path: "/projects/{project_id}/things/{thing_iid}",
         params: &[params::PROJECT_ID, params::THING_IID],
@@ -989,7 +992,7 @@ pub static ACTIONS: &[Action] = &[
         name: "shares",
         title: "Thing shares",
         description: "Shares by key, read from an object.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/projects/{project_id}/shares",
         params: &[params::PROJECT_ID],
@@ -1001,7 +1004,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]}},\"required\":[\"project_id\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Share\":{\"properties\":{\"key\":{\"type\":\"string\"},\"percent\":{\"type\":\"number\"}},\"required\":[\"key\",\"percent\"],\"type\":\"object\"}},\"properties\":{\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"shares\":{\"items\":{\"$ref\":\"#/$defs/Share\"},\"type\":\"array\"}},\"required\":[\"shares\"],\"type\":\"object\"}",
         plan: plan::<thing::shares::Params>,
-        vocabulary: ActionVocabulary::of("list").objects(&["shares"]),
+        vocabulary: ActionVocabulary::of("list").objects(words!["shares"]),
         ..Action::DEFAULTS
     },
     Action {
@@ -1010,7 +1013,7 @@ pub static ACTIONS: &[Action] = &[
         name: "window",
         title: "Read a window",
         description: "A handler action with a local parameter.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/projects/{project_id}/things/{thing_iid}/body",
         params: &[
@@ -1029,7 +1032,7 @@ pub static ACTIONS: &[Action] = &[
         input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"lines\":{\"default\":10,\"description\":\"Read by the handler only.\",\"minimum\":1,\"type\":\"integer\"},\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         output_schema_json: "{\"$defs\":{\"Person\":{\"required\":[\"id\",\"username\"],\"type\":\"object\"}},\"properties\":{\"async\":{\"type\":\"number\"},\"iid\":{\"type\":\"integer\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"loop\":{\"type\":\"string\"},\"match\":{\"type\":\"boolean\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"$ref\":\"#/$defs/Person\"},\"ref\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"watchers\":{\"items\":{\"$ref\":\"#/$defs/Person\"},\"type\":\"array\"},\"web_url\":{\"type\":\"string\"}},\"required\":[\"iid\",\"title\"],\"type\":\"object\"}",
         plan: plan::<thing::window::Params>,
-        vocabulary: ActionVocabulary::of("get").objects(&["window"]),
+        vocabulary: ActionVocabulary::of("get").objects(words!["window"]),
         handler: Some("thing_window"),
         ..Action::DEFAULTS
     },
@@ -1039,7 +1042,7 @@ pub static ACTIONS: &[Action] = &[
         name: "list",
         title: "List widgets",
         description: "List widgets by state.",
-        tags: &[],
+        tags: words![],
         method: Method::Get,
         path: "/widgets",
         params: &[
@@ -1064,7 +1067,7 @@ pub static ACTIONS: &[Action] = &[
         name: "create",
         title: "Create a widget",
         description: "Create a widget with its links, a list of objects.",
-        tags: &[],
+        tags: words![],
         method: Method::Post,
         path: "/widgets",
         params: &[
@@ -1103,8 +1106,8 @@ pub static DOMAINS: &[DomainInfo] = &[
         title: "Bookmarks",
         description: "Saved links of the caller: list, read, save, pin and remove them, and list the shelves they are kept on.",
         vocabulary: DomainVocabulary {
-            nouns: &["bookmark", "saved link", "favourite", "favorite"],
-            synonyms: &[WordList::new("shelf", &["reading list", "collection"])],
+            nouns: words!["bookmark", "saved link", "favourite", "favorite"],
+            synonyms: &[WordList::new("shelf", words!["reading list", "collection"])],
             references: &[],
         },
     },
@@ -1125,11 +1128,11 @@ pub static DOMAINS: &[DomainInfo] = &[
 /// The search words every domain shares (`vocabulary:` in `actions/shared.yaml`).
 pub static VOCABULARY: Vocabulary = Vocabulary {
     operations: &[
-        WordList::new("list", &["list", "find", "search", "browse"]),
-        WordList::new("get", &["get", "read", "fetch", "details"]),
-        WordList::new("create", &["create", "new", "add", "save"]),
-        WordList::new("update", &["update", "edit", "change"]),
-        WordList::new("delete", &["delete", "remove", "drop"]),
+        WordList::new("list", words!["list", "find", "search", "browse"]),
+        WordList::new("get", words!["get", "read", "fetch", "details"]),
+        WordList::new("create", words!["create", "new", "add", "save"]),
+        WordList::new("update", words!["update", "edit", "change"]),
+        WordList::new("delete", words!["delete", "remove", "drop"]),
     ],
-    synonyms: &[WordList::new("opened", &["open"])],
+    synonyms: &[WordList::new("opened", words!["open"])],
 };

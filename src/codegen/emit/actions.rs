@@ -368,7 +368,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     let output_schema = schema::output(action, types).to_string();
     let mut optional = Vec::new();
     if !aliases.is_empty() {
-        optional.push(quote!(aliases: &[#(#aliases),*],));
+        optional.push(quote!(aliases: words![#(#aliases),*],));
     }
     if let Some(handler) = &action.handler {
         optional.push(quote!(handler: Some(#handler),));
@@ -399,7 +399,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
             name: #name,
             title: #title,
             description: #description,
-            tags: &[#(#tags),*],
+            tags: words![#(#tags),*],
             method: #method,
             path: #path,
             params: &[#(#params),*],

@@ -162,7 +162,7 @@ fn enum_type(enum_type: &EnumType) -> TokenStream {
         }
 
         impl ParamEnum for #name {
-            const VALUES: &'static [&'static str] = &[#(#values),*];
+            const VALUES: &'static [&'static str] = words![#(#values),*];
             const ALL: &'static [Self] = &[#(Self::#variants),*];
         }
 

@@ -32,7 +32,7 @@ pub fn domain(vocabulary: &DomainVocabulary) -> TokenStream {
         .map(|(kind, word)| quote!((#kind, #word)));
     quote! {
         DomainVocabulary {
-            nouns: &[#(#nouns),*],
+            nouns: words![#(#nouns),*],
             synonyms: #synonyms,
             references: &[#(#references),*],
         }
@@ -48,7 +48,7 @@ pub fn action(vocabulary: &ActionVocabulary) -> TokenStream {
         (quote!(objects), &vocabulary.objects),
     ] {
         if !words.is_empty() {
-            tokens = quote!(#tokens.#method(&[#(#words),*]));
+            tokens = quote!(#tokens.#method(words![#(#words),*]));
         }
     }
     if vocabulary.caller {
@@ -60,6 +60,6 @@ pub fn action(vocabulary: &ActionVocabulary) -> TokenStream {
 fn word_lists(lists: &[(String, Vec<String>)]) -> TokenStream {
     let lists = lists
         .iter()
-        .map(|(name, words)| quote!(WordList::new(#name, &[#(#words),*])));
+        .map(|(name, words)| quote!(WordList::new(#name, words![#(#words),*])));
     quote!(&[#(#lists),*])
 }
