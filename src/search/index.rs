@@ -384,9 +384,10 @@ impl Index {
     /// The typo-tolerant fallback, word by word: a word the exact pass cannot place (three
     /// letters or more) is read as the known word within one edit (up to six letters) or
     /// two (longer) that starts with the same letter, the closest and then the likeliest
-    /// (most typos leave a letter out). An inflection (`labeled`, `reviewing`) is not a typo of its root, and most
-    /// everyday typos are one edit (`mrege`, `isue`), so a six-letter word two edits from a
-    /// catalog word (`access`, `accept`) is a word of its own.
+    /// (most typos leave a letter out). An inflection (`labeled`, `reviewing`) is not a
+    /// typo of its root, and most everyday typos are one edit (`mrege`, `isue`), so a
+    /// six-letter word two edits from a catalog word (`access`, `accept`) is a word of its
+    /// own.
     fn correct(&self, word: &str) -> Option<String> {
         let length = word.chars().count();
         if length < 3
@@ -616,8 +617,6 @@ impl Index {
     }
 }
 
-/// The container an action's path is scoped by: its first segment, in the singular, when a
-/// parameter follows it (`projects` in `/projects/{project_id}/merge_requests`).
 /// Whether two words are made of the same letters.
 fn same_letters(a: &str, b: &str) -> bool {
     let mut a: Vec<char> = a.chars().collect();
@@ -627,6 +626,8 @@ fn same_letters(a: &str, b: &str) -> bool {
     a == b
 }
 
+/// The container an action's path is scoped by: its first segment, in the singular, when a
+/// parameter follows it (`projects` in `/projects/{project_id}/merge_requests`).
 fn container(action: &Action) -> Option<&'static str> {
     let mut segments = action.path.split('/').filter(|s| !s.is_empty());
     let first = segments.next()?;

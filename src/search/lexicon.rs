@@ -154,26 +154,19 @@ impl Lexicon {
             }
         }
         // Operations: the shared ones, then each action's own verbs.
-        let shared_operations = vocabularies.iter().flat_map(|v| v.operations.iter());
-        for list in shared_operations {
+        let mut shared_operations: HashSet<&str> = HashSet::new();
+        let mut shared_verbs: HashSet<&str> = HashSet::new();
+        for list in vocabularies.iter().flat_map(|v| v.operations.iter()) {
             let id = lexicon.operation(list.name);
+            shared_operations.insert(list.name);
             for word in list.words {
+                shared_verbs.insert(word);
                 declared.push(lexicon.verb(word, id));
             }
         }
         // A word an action gives its domain's create, update or delete (not an operation
         // of its own, such as "merge") names that domain too when no other domain uses it:
         // "invite" adds members, "kick" removes them.
-        let shared_verbs: HashSet<&str> = vocabularies
-            .iter()
-            .flat_map(|v| v.operations.iter())
-            .flat_map(|list| list.words.iter().copied())
-            .collect();
-        let shared_operations: HashSet<&str> = vocabularies
-            .iter()
-            .flat_map(|v| v.operations.iter())
-            .map(|list| list.name)
-            .collect();
         let mut verb_domains: HashMap<&str, Vec<&str>> = HashMap::new();
         for action in actions {
             for word in action.vocabulary.verbs {

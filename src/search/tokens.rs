@@ -289,15 +289,12 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         let run: Vec<String> = units[at..run_end].iter().map(|u| u.word.clone()).collect();
         if let Some((length, meaning)) = lexicon.phrase_at(&run, 0) {
             let last = at + length - 1;
-            let verb = !meaning.operations.is_empty();
             // `ci runs`, `pull requests`: a phrase is plural by its last word.
             let end = &run[length - 1];
             let plural = meaning.names_thing() && end.ends_with('s') && words::stem(end) != *end;
             let mut meaning = meaning;
-            if std::mem::take(&mut purpose) && !meaning.operations.is_empty() {
-                meaning = Meaning::default();
-            }
-            let verb = verb && !meaning.operations.is_empty();
+            read_as_purpose(&mut purpose, &mut meaning);
+            let verb = !meaning.operations.is_empty();
             let role = state.role(verb);
             if role == Role::Head {
                 first_head = false;
@@ -318,18 +315,22 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             continue;
         }
         let word = unit.word.as_str();
-        // The word before, when it is a content word that asks for nothing: then a verb
+        // Whether the word before is a content word that asks for nothing: then a verb
         // after it (but a participle: "MRs mentioning") ends a noun ("the new contact list").
-        let after_noun = at > 0 && {
-            let before = units[at - 1].word.as_str();
-            units[at - 1].reference.is_none()
-                && !units[at - 1].ends_clause
-                && !words::is_stop_word(before)
-                && !is_grammar(before)
-                && before != "to"
-                && lexicon
-                    .lookup(before)
-                    .is_none_or(|(meaning, _)| meaning.operations.is_empty())
+        // Looked up only for a verb read after another.
+        let index = at;
+        let after_noun = || {
+            index > 0 && {
+                let before = &units[index - 1];
+                before.reference.is_none()
+                    && !before.ends_clause
+                    && !words::is_stop_word(&before.word)
+                    && !is_grammar(&before.word)
+                    && before.word != "to"
+                    && lexicon
+                        .lookup(&before.word)
+                        .is_none_or(|(meaning, _)| meaning.operations.is_empty())
+            }
         };
         at += 1;
         if word == "to" && asked {
@@ -341,12 +342,11 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         } else if word.chars().count() >= 2 && !words::is_stop_word(word) {
             let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
             let plural = plural && meaning.names_thing();
-            if std::mem::take(&mut purpose) && !meaning.operations.is_empty() {
-                meaning = Meaning::default();
-            }
-            if (meaning.names_thing() && (plural || !first_head))
-                || (asked && after_noun && !word.ends_with("ing"))
-            {
+            read_as_purpose(&mut purpose, &mut meaning);
+            let ends_noun = || {
+                asked && !meaning.operations.is_empty() && !word.ends_with("ing") && after_noun()
+            };
+            if (meaning.names_thing() && (plural || !first_head)) || ends_noun() {
                 meaning.operations.clear();
             }
             let role = state.role(!meaning.operations.is_empty());
@@ -371,6 +371,15 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// A verb right after "to", once the request has asked for something, is what the thing
+/// is for ("add a task to upgrade postgres"): it asks for nothing and means nothing more
+/// than its word. The first word read after "to" ends the purpose either way.
+fn read_as_purpose(purpose: &mut bool, meaning: &mut Meaning) {
+    if std::mem::take(purpose) && !meaning.operations.is_empty() {
+        *meaning = Meaning::default();
+    }
 }
 
 /// Makes every context token a head token: for a request whose head names nothing the
