@@ -109,10 +109,8 @@ impl Graphql {
         result: &'static str,
     ) -> Self {
         Self {
-            operation,
-            document,
-            result,
             mutation: true,
+            ..Self::query(operation, document, result)
         }
     }
 }
