@@ -26,6 +26,13 @@ fn main() -> ExitCode {
     }
 
     write_seed_list(&root, &out);
+    let requests = file_list(
+        &actions.join("requests"),
+        "actions/requests",
+        "tsv",
+        "REQUESTS",
+    );
+    std::fs::write(out.join("requests.rs"), requests).expect("OUT_DIR is writable");
 
     match codegen::generate(&actions) {
         Ok(source) => {
@@ -53,27 +60,30 @@ fn write_seed_list(root: &std::path::Path, out: &std::path::Path) {
         ("records", "RECORDS", "seed_records.rs"),
         ("behaviour", "BEHAVIOURS", "seed_behaviours.rs"),
     ] {
-        let source = seed_list(
+        let source = file_list(
             &root.join("src/sandbox/seed").join(folder),
-            folder,
+            &format!("seed/{folder}"),
+            "json",
             constant,
         );
         std::fs::write(out.join(file), source).expect("OUT_DIR is writable");
     }
 }
 
-fn seed_list(folder: &std::path::Path, name: &str, constant: &str) -> String {
+/// `constant`: every `.{extension}` file in `folder` (shown as `name`), by file stem, for
+/// `include_str!`.
+fn file_list(folder: &std::path::Path, name: &str, extension: &str, constant: &str) -> String {
     println!("cargo:rerun-if-changed={}", folder.display());
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .into_iter()
         .flatten()
         .flatten()
         .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .filter(|path| path.extension().is_some_and(|ext| ext == extension))
         .collect();
     files.sort();
     let mut source = format!(
-        "/// Every file in `seed/{name}/`, by file name.\npub const {constant}: &[(&str, &str)] = &[\n"
+        "/// Every file in `{name}/`, by file name.\npub const {constant}: &[(&str, &str)] = &[\n"
     );
     for file in files {
         println!("cargo:rerun-if-changed={}", file.display());

@@ -30,6 +30,10 @@ pub mod generated {
 
 pub use generated::{ACTIONS, DOMAINS, ENTITIES, VOCABULARY};
 
+// Requests people made, each with the actions that answer it (`actions/requests/*.tsv`,
+// checked by build.rs): search learns how people say things from them.
+include!(concat!(env!("OUT_DIR"), "/requests.rs"));
+
 /// The arguments of one call, as the client sent them (after alias normalisation).
 pub type Args = serde_json::Map<String, serde_json::Value>;
 

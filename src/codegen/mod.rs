@@ -9,6 +9,7 @@ pub mod emit;
 pub mod ident;
 pub mod load;
 pub mod model;
+pub mod requests;
 pub mod resolve;
 pub mod vocabulary;
 pub mod write;
@@ -54,7 +55,15 @@ impl fmt::Display for Diagnostic {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        write!(f, "actions/{file}")?;
+        // Request files sit in their own folder.
+        let folder = self
+            .file
+            .parent()
+            .and_then(Path::file_name)
+            .filter(|name| *name == requests::FOLDER)
+            .map(|_| format!("{}/", requests::FOLDER))
+            .unwrap_or_default();
+        write!(f, "actions/{folder}{file}")?;
         if let Some(action) = &self.action {
             write!(f, ": action `{action}`")?;
         }
@@ -69,6 +78,10 @@ impl fmt::Display for Diagnostic {
 pub fn generate(actions_dir: &Path) -> Result<String, Vec<Diagnostic>> {
     let manifest = load::manifest(actions_dir)?;
     let catalog = resolve::catalog(manifest)?;
+    let problems = requests::check(actions_dir, &catalog);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let tokens = emit::catalog(&catalog);
     write::format(tokens).map_err(|message| vec![Diagnostic::file(actions_dir, message)])
 }

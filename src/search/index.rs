@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
+use super::examples::Examples;
 use super::intent::{self, Intent, Shape};
 use super::lexicon::Lexicon;
 use super::rank::{Class, Query, Reading};
@@ -41,6 +42,8 @@ pub struct Document {
     pub container: Option<usize>,
     /// Term → strongest class it appears in.
     pub terms: HashMap<String, Class>,
+    /// Some known request (`actions/requests/`) asks for it.
+    pub asked_for: bool,
 }
 
 /// The search index over the actions one server instance offers.
@@ -85,6 +88,8 @@ pub struct Prepared {
     actions: Vec<PreparedAction>,
     /// Action id → lexicon action id.
     by_id: HashMap<&'static str, usize>,
+    /// Requests people made, with the actions that answer them.
+    pub(super) examples: Examples,
 }
 
 struct PreparedAction {
@@ -108,12 +113,17 @@ impl Prepared {
     /// The built-in catalog, prepared on first use.
     pub fn built_in() -> Arc<Self> {
         BUILT_IN
-            .get_or_init(|| {
-                let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
-                let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
-                Arc::new(Self::new(&actions, &domains, &[&catalog::VOCABULARY]))
-            })
+            .get_or_init(|| Arc::new(Self::built_in_with_requests(|_| true)))
             .clone()
+    }
+
+    /// The built-in catalog with the requests of `actions/requests/` whose file (source)
+    /// `keep` accepts: leaving one writer's requests out measures the ranking on them as on
+    /// requests never seen.
+    pub fn built_in_with_requests(keep: impl Fn(&str) -> bool) -> Self {
+        let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
+        let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
+        Self::with_requests(&actions, &domains, &[&catalog::VOCABULARY], keep)
     }
 
     /// The vocabulary of `actions`, `domains` and the shared `vocabularies`, and every
@@ -122,6 +132,17 @@ impl Prepared {
         actions: &[&'static Action],
         domains: &[&'static DomainInfo],
         vocabularies: &[&'static Vocabulary],
+    ) -> Self {
+        Self::with_requests(actions, domains, vocabularies, |_| true)
+    }
+
+    /// The same, learning from the known requests (`actions/requests/`) for these actions
+    /// in the files `keep` accepts.
+    pub fn with_requests(
+        actions: &[&'static Action],
+        domains: &[&'static DomainInfo],
+        vocabularies: &[&'static Vocabulary],
+        keep: impl Fn(&str) -> bool,
     ) -> Self {
         let lexicon = Lexicon::new(actions, domains, vocabularies);
         // Whether a word of a tag or title only says what to do (an operation that names no
@@ -196,22 +217,31 @@ impl Prepared {
                 container: container(action).and_then(|name| lexicon.domain_id(name)),
             });
         }
-        let by_id = lexicon
+        let by_id: HashMap<&'static str, usize> = lexicon
             .actions
             .iter()
             .enumerate()
             .map(|(index, action)| (action.id, index))
             .collect();
+        let examples = Examples::new(catalog::REQUESTS, |id| by_id.get(id).copied(), keep);
         Self {
             lexicon,
             actions: prepared,
             by_id,
+            examples,
         }
     }
 }
 
 /// The lexicon of a prepared catalog an index shares.
 pub(super) struct LexiconOf(Arc<Prepared>);
+
+impl LexiconOf {
+    /// The known requests of the prepared catalog.
+    pub(super) fn examples(&self) -> &Examples {
+        &self.0.examples
+    }
+}
 
 impl std::ops::Deref for LexiconOf {
     type Target = Lexicon;
@@ -358,6 +388,10 @@ impl Index {
                 shape,
                 container: part.container,
                 terms,
+                asked_for: prepared
+                    .by_id
+                    .get(action.id)
+                    .is_some_and(|&id| prepared.examples.asked_for(id)),
             });
         }
         for (id, action) in lexicon.actions.iter().enumerate() {
@@ -473,11 +507,22 @@ impl Index {
     }
 
     pub fn find(&self, request: &FindRequest) -> Found {
+        self.find_with(request, None)
+    }
+
+    /// `find` as if the request were not one of the known requests (`actions/requests/`):
+    /// measuring the ranking on those requests themselves, each must be found without its
+    /// own line.
+    pub fn find_unseen(&self, request: &FindRequest) -> Found {
+        self.find_with(request, Some(request.query.trim()))
+    }
+
+    fn find_with(&self, request: &FindRequest, unseen: Option<&str>) -> Found {
         let query = request.query.trim();
         let mut raw = tokens::pieces(query);
         tokens::drop_speaker(&mut raw);
         let reading = self.read(&raw);
-        let mut hits = self.rank(query, &raw, &reading, request.explain);
+        let (mut hits, rules_top) = self.rank(query, &raw, &reading, unseen, request.explain);
 
         let close = |top: i64, other: i64| other * 100 >= top * super::rank::AMBIGUITY_SHARE;
         let ambiguous = match hits.as_slice() {
@@ -491,7 +536,7 @@ impl Index {
             }
             _ => Vec::new(),
         };
-        let missing = self.missing(&reading, &hits, ambiguous.len());
+        let missing = self.missing(&reading, &hits, rules_top, ambiguous.len());
         let suggestions = if hits.is_empty() && missing.is_none() {
             self.suggest(&words::words(query))
         } else {
@@ -508,7 +553,13 @@ impl Index {
 
     /// What the request asks for that no action does: an operation on a domain that has no
     /// such action, or things no domain knows, when nothing fits well.
-    fn missing(&self, reading: &Reading, hits: &[super::Hit], ambiguous: usize) -> Option<String> {
+    fn missing(
+        &self,
+        reading: &Reading,
+        hits: &[super::Hit],
+        rules_top: i64,
+        ambiguous: usize,
+    ) -> Option<String> {
         let intent = &reading.intent;
         let title = |domain: usize| self.lexicon.domains[domain].title.to_lowercase();
         if let Some(verb) = intent.main_verb()
@@ -556,10 +607,8 @@ impl Index {
             .map(|q| q.word.as_str())
             .collect();
         // Weak: a low best score, or many actions tied on the generic words alone.
-        let weak = hits
-            .first()
-            .is_none_or(|h| h.score < super::rank::WEAK_MATCH)
-            || ambiguous >= 3;
+        // (The rules' score: the known requests near any request always point somewhere.)
+        let weak = rules_top < super::rank::WEAK_MATCH || ambiguous >= 3;
         if unknown.is_empty() || !weak || !intent.domains.is_empty() {
             return None;
         }

@@ -13,6 +13,7 @@
 //! intent among several still surfaces. Ties keep catalog order, so the ranking is
 //! deterministic.
 
+mod examples;
 mod index;
 mod intent;
 mod lexicon;

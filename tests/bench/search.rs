@@ -2,7 +2,7 @@
 //! real catalog grown to N actions (copies of its domains under new names and paths, as
 //! `.ci/scale-rehearsal` synthesizes them, vocabulary included) and prints, per N, the
 //! time to build the index (the first find pays it) and the latency of a find over the
-//! corpus requests (both parts), without the process or the protocol around it.
+//! known requests (`actions/requests/`) and the holdout, without the process or the protocol around it.
 
 use std::time::{Duration, Instant};
 
@@ -95,13 +95,23 @@ fn grown(wanted: usize) -> (Vec<&'static Action>, Vec<&'static DomainInfo>) {
 }
 
 fn queries() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("actions/requests"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
+        .collect();
+    files.sort();
+    files.push(root.join("tests/search/holdout.tsv"));
     let mut found = Vec::new();
-    for file in ["corpus.tsv", "holdout.tsv"] {
-        let path = format!("{}/tests/search/{file}", env!("CARGO_MANIFEST_DIR"));
+    for path in files {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         found.extend(
             text.lines()
                 .skip(1)
+                .filter(|l| !l.starts_with("# "))
                 .filter_map(|l| l.split('\t').next())
                 .filter(|q| !q.trim().is_empty())
                 .map(str::to_owned),

@@ -502,3 +502,44 @@ fn a_map_of_strings_is_declared_only_where_it_can_be_sent() {
         "actions/bookmark.yaml: action `bookmark.list`: key `params.search.type`: unknown type `{integer}`",
     );
 }
+
+/// A request file (`actions/requests/*.tsv`) is data search learns from: a line naming an
+/// action that does not exist, a wrong column count or an unknown kind is refused with the
+/// file and the line.
+#[test]
+fn request_files_name_real_actions() {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/codegen/actions");
+    let n = SCRATCH.fetch_add(1, Ordering::SeqCst);
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("actions-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(scratch.join("requests")).unwrap();
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, scratch.join(path.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        scratch.join("requests/someone.tsv"),
+        "request\tactions\tkind\n\
+         # a comment\n\
+         #7 pin it\tbookmark.pin\tplain\n\
+         show my bookmarks\tbookmark.list|bookmark.nope\tplain\n\
+         pin it\tbookmark.pin\n\
+         open one\tbookmark.get\tpoetry\n",
+    )
+    .unwrap();
+    let problems: Vec<String> = generator::generate(&scratch)
+        .expect_err("the request file is refused")
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert_eq!(
+        problems,
+        [
+            "actions/requests/someone.tsv: line 4: no action `bookmark.nope` in the catalog",
+            "actions/requests/someone.tsv: line 5: 2 tab-separated columns, expected 3 (request, actions, kind)",
+            "actions/requests/someone.tsv: line 6: kind `poetry` is not one of plain, synonym, typo, multi",
+        ]
+    );
+}

@@ -1,46 +1,56 @@
-//! Search quality over the corpus in `tests/search/corpus.tsv`: realistic requests (plain
-//! words, synonyms, typos, long multi-intent prompts) with the action ids they expect.
+//! Search quality over requests people made: the known requests search learns from
+//! (`actions/requests/*.tsv`: plain words, synonyms, typos, long multi-intent prompts, with
+//! the action ids they expect), measured each without its own line and writer by writer
+//! with the writer left out, and the holdouts in `tests/search/`, never learnt from.
+
+use std::sync::Arc;
 
 use gitlab_mcp::policy::Policy;
-use gitlab_mcp::search::{FindRequest, Index};
+use gitlab_mcp::search::{FindRequest, Found, Index, Prepared};
 
-/// The floor the ranking must keep on both parts; the measured numbers are printed.
-/// The goal is 0.90 and 0.98 (issues 8 and 10-12). The breadth merge (48 -> 180 actions,
-/// new domains competing for everyday words such as "project", "release", "access")
-/// brought the tuning corpus to P@1 0.862 and P@5 0.958; on 2026-12-01 half of an
-/// independent writer's requests joined it (269 lines that avoid the catalog's words):
-/// 0.823 / 0.933 on arrival, 0.851 / 0.954 after tuning on them; then half of a second
-/// writer's (273 assistant-style searches and chat lines): 0.820 / 0.938 on arrival,
-/// 0.834 / 0.946 after tuning; then half of a third writer's (283 short searches,
-/// people who are not developers, questions): 0.807 / 0.930 on arrival, 0.815 / 0.938
-/// after tuning. These floors guard the measured state against regressions until ranking
-/// work wins the goal back.
-const MIN_PRECISION_AT_1: f64 = 0.80;
-const MIN_PRECISION_AT_5: f64 = 0.93;
+/// Every request file, as `(source, text)`.
+fn request_files() -> Vec<(String, String)> {
+    let folder = format!("{}/actions/requests", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<(String, String)> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "tsv"))
+        .map(|path| {
+            let source = path.file_stem().unwrap().to_string_lossy().into_owned();
+            (source, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
 
-/// P@1 and P@5 over one corpus file, by kind; misses are printed only when `show_misses`
-/// (never for the holdout, which is not looked at while tuning).
-fn precision(file: &str, show_misses: bool) -> (usize, f64, f64) {
-    let corpus = std::fs::read_to_string(format!(
-        "{}/tests/search/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    let index = Index::new(&Policy::default());
-    let mut by_kind: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
+/// `(request, expected ids, kind)` of a request file's lines; `#` comments (a `#` and a
+/// space) name who wrote the lines below them.
+fn requests(text: &str) -> Vec<(&str, Vec<&str>, &str)> {
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("# "))
+        .map(|line| {
+            let columns: Vec<&str> = line.split('\t').collect();
+            (columns[0], columns[1].split('|').collect(), columns[2])
+        })
+        .collect()
+}
+
+/// P@1 and P@5 of `find` over `lines`, by kind; misses are printed only when `show_misses`
+/// (never for a holdout, which is not looked at while tuning).
+fn precision(
+    name: &str,
+    lines: &[(&str, Vec<&str>, &str)],
+    find: impl Fn(&FindRequest) -> Found,
+    show_misses: bool,
+) -> (usize, f64, f64) {
+    let mut by_kind: std::collections::BTreeMap<&str, (usize, usize, usize)> = Default::default();
     let mut misses = Vec::new();
     let (mut total, mut first, mut top5) = (0, 0, 0);
-    // `#` lines name the group that added the requests below them.
-    for line in corpus
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
-        let columns: Vec<&str> = line.split('\t').collect();
-        let (query, expected, kind) = (columns[0], columns[1], columns[2]);
-        let expected: Vec<&str> = expected.split('|').collect();
-        let found = index.find(&FindRequest {
-            query: query.into(),
+    for (query, expected, kind) in lines {
+        let found = find(&FindRequest {
+            query: (*query).into(),
             limit: 5,
             explain: false,
         });
@@ -50,7 +60,7 @@ fn precision(file: &str, show_misses: bool) -> (usize, f64, f64) {
         total += 1;
         first += usize::from(hit1);
         top5 += usize::from(hit5);
-        let entry = by_kind.entry(kind.to_owned()).or_default();
+        let entry = by_kind.entry(kind).or_default();
         entry.0 += 1;
         entry.1 += usize::from(hit1);
         entry.2 += usize::from(hit5);
@@ -63,7 +73,7 @@ fn precision(file: &str, show_misses: bool) -> (usize, f64, f64) {
     }
     let p1 = first as f64 / total as f64;
     let p5 = top5 as f64 / total as f64;
-    println!("{file}: {total} requests: P@1 = {p1:.3}, P@5 = {p5:.3}");
+    println!("{name}: {total} requests: P@1 = {p1:.3}, P@5 = {p5:.3}");
     for (kind, (n, a, b)) in &by_kind {
         println!(
             "  {kind:<8} {n:>4} requests  P@1 {:.3}  P@5 {:.3}",
@@ -79,9 +89,30 @@ fn precision(file: &str, show_misses: bool) -> (usize, f64, f64) {
     (total, p1, p5)
 }
 
+/// P@1 and P@5 over a holdout file in `tests/search/`, never printing its misses.
+fn holdout_precision(file: &str) -> (usize, f64, f64) {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/search/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let index = Index::new(&Policy::default());
+    precision(file, &requests(&text), |r| index.find(r), false)
+}
+
+/// The floor on the known requests, each ranked without its own line (`find_unseen`). The
+/// goal is 0.90 and 0.98 (issues 8 and 10-12). Before search learnt from the requests, the
+/// rules alone scored 0.825 / 0.938 on the 1,994 requests then known (the tuning corpus);
+/// learning from them, 0.861 / 0.971 over 5,945.
+const MIN_PRECISION_AT_1: f64 = 0.84;
+const MIN_PRECISION_AT_5: f64 = 0.96;
+
 #[test]
-fn ranking_precision_on_the_tuning_corpus() {
-    let (total, p1, p5) = precision("corpus.tsv", true);
+fn ranking_precision_on_the_known_requests() {
+    let index = Index::new(&Policy::default());
+    let files = request_files();
+    let lines: Vec<_> = files.iter().flat_map(|(_, text)| requests(text)).collect();
+    let (total, p1, p5) = precision("actions/requests", &lines, |r| index.find_unseen(r), true);
     assert!(total >= 150, "the corpus keeps at least 150 requests");
     assert!(
         p1 >= MIN_PRECISION_AT_1,
@@ -93,18 +124,59 @@ fn ranking_precision_on_the_tuning_corpus() {
     );
 }
 
+/// The honest figure: each independent writer's requests (`writer*.tsv`) ranked by a search
+/// that learnt from every file but theirs, as requests in words nobody showed it. The rules
+/// alone, on arrival (before any tuning on them): writers 5-8 P@1 0.803, 0.776, 0.805,
+/// 0.447; P@5 0.920, 0.947, 0.954, 0.685. Learning from the others' requests, writers 9-12
+/// on arrival: P@1 0.909, 0.873, 0.887, 0.931; P@5 0.989, 0.955, 0.987, 0.985; every
+/// writer left out 0.876 / 0.971 (4,849 requests).
+const MIN_UNSEEN_WRITER_AT_1: f64 = 0.85;
+const MIN_UNSEEN_WRITER_AT_5: f64 = 0.96;
+
+#[test]
+fn ranking_precision_for_writers_left_out() {
+    let policy = Policy::default();
+    let files = request_files();
+    let (mut total, mut first, mut top5) = (0.0, 0.0, 0.0);
+    for (source, text) in files.iter().filter(|(s, _)| s.starts_with("writer")) {
+        let prepared = Arc::new(Prepared::built_in_with_requests(|s| s != source));
+        let index = Index::assemble(policy.visible(), prepared);
+        let lines = requests(text);
+        let (n, p1, p5) = precision(
+            &format!("{source} left out"),
+            &lines,
+            |r| index.find(r),
+            false,
+        );
+        total += n as f64;
+        first += p1 * n as f64;
+        top5 += p5 * n as f64;
+    }
+    let (p1, p5) = (first / total, top5 / total);
+    println!("every writer left out: {total} requests: P@1 = {p1:.3}, P@5 = {p5:.3}");
+    assert!(
+        p1 >= MIN_UNSEEN_WRITER_AT_1,
+        "P@1 {p1:.3} is under {MIN_UNSEEN_WRITER_AT_1}"
+    );
+    assert!(
+        p5 >= MIN_UNSEEN_WRITER_AT_5,
+        "P@5 {p5:.3} is under {MIN_UNSEEN_WRITER_AT_5}"
+    );
+}
+
 /// The holdout (`holdout.tsv`) was written before any tuning against it and is never
 /// read while changing weights or vocabulary: it says how the ranking does on requests it
 /// was not fitted to. Its misses are not printed. The goal is 0.90 and 0.98; until ranking
 /// reaches it, this guards what was measured against regressions (P@1 0.812, P@5 0.917
 /// when the holdout was written at 48 actions; P@1 0.776, P@5 0.919 after the breadth
-/// merge, with 272 requests).
-const MIN_HOLDOUT_AT_1: f64 = 0.77;
-const MIN_HOLDOUT_AT_5: f64 = 0.91;
+/// merge, with 272 requests; 0.814 / 0.934 with 458 requests by the rules alone, 0.882 /
+/// 0.978 once search learnt from the known requests, some by the same writers).
+const MIN_HOLDOUT_AT_1: f64 = 0.86;
+const MIN_HOLDOUT_AT_5: f64 = 0.96;
 
 #[test]
 fn ranking_precision_on_the_holdout() {
-    let (total, p1, p5) = precision("holdout.tsv", false);
+    let (total, p1, p5) = holdout_precision("holdout.tsv");
     assert!(total >= 96, "two holdout requests per action at least");
     assert!(
         p1 >= MIN_HOLDOUT_AT_1,
@@ -277,19 +349,12 @@ fn suggestions_are_words_not_stems() {
 
 #[test]
 fn every_action_has_three_requests() {
-    let corpus = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/search/corpus.tsv"
-    ))
-    .unwrap();
+    let files = request_files();
+    let lines: Vec<_> = files.iter().flat_map(|(_, text)| requests(text)).collect();
     for action in gitlab_mcp::catalog::ACTIONS {
-        let lines = corpus
-            .lines()
-            .filter(|l| {
-                l.split('\t')
-                    .nth(1)
-                    .is_some_and(|e| e.split('|').any(|id| id == action.id))
-            })
+        let lines = lines
+            .iter()
+            .filter(|(_, expected, _)| expected.contains(&action.id))
             .count();
         assert!(lines >= 3, "{}: {lines} corpus requests", action.id);
     }
@@ -300,18 +365,12 @@ const MAX_MEDIAN_FIND_BYTES: usize = 2_500;
 
 #[test]
 fn find_answers_stay_small() {
-    let corpus = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/search/corpus.tsv"
-    ))
-    .unwrap();
+    let files = request_files();
     let index = Index::new(&Policy::default());
-    let mut sizes: Vec<usize> = corpus
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let query = line.split('\t').next().unwrap_or_default();
+    let mut sizes: Vec<usize> = files
+        .iter()
+        .flat_map(|(_, text)| requests(text))
+        .map(|(query, _, _)| {
             let outcome = gitlab_mcp::surfaces::find(
                 &index,
                 &FindRequest {
@@ -449,13 +508,14 @@ fn string_literals_are_read_outside_comments_and_char_literals() {
 /// questions, after tuning on the first two) P@1 0.604, P@5 0.825. After tuning on the
 /// three tuning halves: 0.637 / 0.841 (811 requests). A fourth writer's requests (one per
 /// action, never tuned on) then scored 0.690 / 0.887 on arrival; with them 0.653 / 0.852
-/// (1,111 requests).
-const MIN_FRESH_AT_1: f64 = 0.62;
-const MIN_FRESH_AT_5: f64 = 0.82;
+/// (1,111 requests). Once search learnt from the known requests (which hold the other
+/// halves of the first three writers' requests): 0.842 / 0.972.
+const MIN_FRESH_AT_1: f64 = 0.82;
+const MIN_FRESH_AT_5: f64 = 0.96;
 
 #[test]
 fn ranking_precision_on_the_fresh_holdout() {
-    let (total, p1, p5) = precision("holdout-fresh.tsv", false);
+    let (total, p1, p5) = holdout_precision("holdout-fresh.tsv");
     assert!(total >= 750, "three fresh requests per action at least");
     assert!(
         p1 >= MIN_FRESH_AT_1,

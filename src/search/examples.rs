@@ -1,0 +1,270 @@
+//! Requests people really made, each with the action that answers it (`actions/requests/`),
+//! as a second opinion beside the rules: a request is compared word by word (Okapi BM25)
+//! with every known one, and each action is scored by its nearest known requests.
+//!
+//! The rules read what a request says (verbs, objects, references); the examples know how
+//! people say it, in words no vocabulary list foresaw ("nuke the stale branch", "Sam left the
+//! company"). Neither names a domain or an action: the examples are data, like the
+//! vocabulary, and a new action ranks with its YAML alone until requests for it are written.
+
+use std::collections::{HashMap, HashSet};
+
+/// Words that say nothing about which action is meant.
+const FILLER: &[&str] = &[
+    "a", "an", "the", "of", "to", "in", "on", "for", "my", "me", "i", "is", "are", "be", "it",
+    "this", "that", "with", "from", "by", "and", "or", "at", "as", "please", "you", "can",
+];
+
+/// Okapi BM25's saturation and length normalisation, at their textbook values.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// An action's score is its nearest request's plus this share of the next two: several
+/// close requests are surer evidence than one.
+const RUNNERS_UP_SHARE: f64 = 0.5;
+
+/// The known requests, indexed by word.
+pub struct Examples {
+    /// Each request's text and the actions that answer it (lexicon action ids).
+    requests: Vec<(&'static str, Vec<usize>)>,
+    /// The actions some request asks for.
+    asked: HashSet<usize>,
+    /// Term → (request, occurrences).
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// Term → inverse document frequency.
+    idf: HashMap<String, f64>,
+    /// Each request's length in terms, over the average.
+    relative_length: Vec<f64>,
+}
+
+/// An action's evidence from the known requests.
+pub struct Evidence {
+    /// Lexicon action id.
+    pub action: usize,
+    /// Its score over the best action's, in (0, 1].
+    pub share: f64,
+    /// The nearest known request for it.
+    pub nearest: &'static str,
+}
+
+impl Examples {
+    /// Indexes `files` (`(source, text)`: a header line, `#` comment lines, then
+    /// `request<TAB>action ids separated by |<TAB>kind`), keeping the requests whose actions
+    /// `action_id` knows and those `keep` accepts by source.
+    pub fn new(
+        files: &[(&'static str, &'static str)],
+        action_id: impl Fn(&str) -> Option<usize>,
+        keep: impl Fn(&str) -> bool,
+    ) -> Self {
+        let mut requests = Vec::new();
+        let mut terms_of = Vec::new();
+        for (_, text) in files.iter().filter(|(source, _)| keep(source)) {
+            for line in text.lines().skip(1).filter(|l| is_request(l)) {
+                let mut columns = line.split('\t');
+                let (Some(request), Some(ids)) = (columns.next(), columns.next()) else {
+                    continue;
+                };
+                let actions: Vec<usize> = ids.split('|').filter_map(&action_id).collect();
+                if actions.is_empty() {
+                    continue;
+                }
+                terms_of.push(terms(request));
+                requests.push((request, actions));
+            }
+        }
+        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        for (number, terms) in terms_of.iter().enumerate() {
+            let mut counts: HashMap<&str, u32> = HashMap::new();
+            for term in terms {
+                *counts.entry(term).or_default() += 1;
+            }
+            for (term, count) in counts {
+                postings
+                    .entry(term.to_owned())
+                    .or_default()
+                    .push((number as u32, count));
+            }
+        }
+        let mut asked = HashSet::new();
+        for (_, actions) in &requests {
+            asked.extend(actions.iter().copied());
+        }
+        let total = terms_of.len() as f64;
+        let idf = postings
+            .iter()
+            .map(|(term, list)| {
+                let with = list.len() as f64;
+                (
+                    term.clone(),
+                    (1.0 + (total - with + 0.5) / (with + 0.5)).ln(),
+                )
+            })
+            .collect();
+        let average = terms_of.iter().map(Vec::len).sum::<usize>() as f64 / total.max(1.0);
+        let relative_length = terms_of
+            .iter()
+            .map(|t| t.len() as f64 / average.max(1.0))
+            .collect();
+        Self {
+            requests,
+            asked,
+            postings,
+            idf,
+            relative_length,
+        }
+    }
+
+    /// Whether some known request asks for the action (lexicon action id).
+    pub fn asked_for(&self, action: usize) -> bool {
+        self.asked.contains(&action)
+    }
+
+    /// Each action the known requests near `query` point at, best first. A known request
+    /// equal to `unseen` is ignored (to measure on the requests themselves, each as if it
+    /// were new).
+    pub fn evidence(&self, query: &str, unseen: Option<&str>) -> Vec<Evidence> {
+        let mut query_terms = terms(query);
+        query_terms.sort_unstable();
+        query_terms.dedup();
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for term in &query_terms {
+            let (Some(list), Some(idf)) = (self.postings.get(term), self.idf.get(term)) else {
+                continue;
+            };
+            for &(request, count) in list {
+                let count = f64::from(count);
+                let norm = K1 * (1.0 - B + B * self.relative_length[request as usize]);
+                *scores.entry(request).or_default() += idf * count * (K1 + 1.0) / (count + norm);
+            }
+        }
+        // Each action's three nearest requests.
+        let mut nearest: HashMap<usize, [(f64, u32); 3]> = HashMap::new();
+        for (&request, &score) in &scores {
+            let (text, actions) = &self.requests[request as usize];
+            if unseen.is_some_and(|u| u == *text) {
+                continue;
+            }
+            for &action in actions {
+                let best = nearest.entry(action).or_insert([(0.0, u32::MAX); 3]);
+                // Ties go to the earlier request, so that the answer is deterministic.
+                let place = best
+                    .iter()
+                    .position(|&(s, r)| score > s || (score == s && request < r));
+                if let Some(place) = place {
+                    best[place..].rotate_right(1);
+                    best[place] = (score, request);
+                }
+            }
+        }
+        let mut evidence: Vec<(usize, f64, u32)> = nearest
+            .into_iter()
+            .map(|(action, best)| {
+                let score = best[0].0 + RUNNERS_UP_SHARE * (best[1].0 + best[2].0);
+                (action, score, best[0].1)
+            })
+            .collect();
+        evidence.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let top = evidence.first().map_or(1.0, |e| e.1);
+        evidence
+            .into_iter()
+            .map(|(action, score, request)| Evidence {
+                action,
+                share: score / top,
+                nearest: self.requests[request as usize].0,
+            })
+            .collect()
+    }
+}
+
+/// Whether a line of a requests file is a request: not blank, and not a `# ` comment
+/// (a request may start with an issue reference such as `#42`).
+pub fn is_request(line: &str) -> bool {
+    !line.trim().is_empty() && !line.starts_with("# ") && line != "#"
+}
+
+/// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one
+/// term, `!12`, `#34`, `@sam` and `%v1` as a reference term of their kind, each word without
+/// a plural or tense ending.
+fn terms(request: &str) -> Vec<String> {
+    let lower = request.to_lowercase();
+    let mut terms = Vec::new();
+    let is_word_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-/".contains(c);
+    let mut rest = lower.as_str();
+    while !rest.is_empty() {
+        let Some(start) = rest.find(|c: char| is_word_char(c) || "!#@%".contains(c)) else {
+            break;
+        };
+        rest = &rest[start..];
+        let mut word = rest;
+        if let Some(sigil) = word.chars().next().filter(|c| "!#@%".contains(*c)) {
+            word = &word[1..];
+            if word.starts_with(is_word_char) {
+                terms.push(format!("{sigil}ref"));
+            }
+        }
+        let end = word.find(|c: char| !is_word_char(c)).unwrap_or(word.len());
+        for part in word[..end].split(['/', '.', '_', '-']) {
+            if part.is_empty() || FILLER.contains(&part) {
+                continue;
+            }
+            if part.chars().all(|c| c.is_ascii_digit()) {
+                terms.push("#number".to_owned());
+            } else {
+                terms.push(ending_removed(part).to_owned());
+            }
+        }
+        let consumed = rest.len() - word.len() + end;
+        rest = &rest[consumed.max(1)..];
+    }
+    terms
+}
+
+/// A word without `-ing`, `-ed`, `-es` or `-s`, when at least three letters remain.
+fn ending_removed(word: &str) -> &str {
+    for ending in ["ing", "ed", "es", "s"] {
+        if word.len() > ending.len() + 2
+            && let Some(stem) = word.strip_suffix(ending)
+        {
+            return stem;
+        }
+    }
+    word
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_drop_filler_and_endings_and_read_references() {
+        assert_eq!(
+            terms("Show me the broken gadgets of !12 on train/2.4"),
+            [
+                "show", "broken", "gadget", "!ref", "#number", "train", "#number", "#number"
+            ]
+        );
+        assert_eq!(
+            terms("#42 blocks @sam"),
+            ["#ref", "#number", "block", "@ref", "sam"]
+        );
+    }
+
+    #[test]
+    fn nearest_requests_vote_for_their_action() {
+        let file = "request\tactions\tkind\n# comment\nnuke the stale gadget\tgadget.drop\tsynonym\nshow the gadget\tgadget.show\tplain\n";
+        let ids = ["gadget.drop", "gadget.show", "gadget.new"];
+        let examples = Examples::new(
+            &[("someone", file)],
+            |id| ids.iter().position(|i| *i == id),
+            |_| true,
+        );
+        let evidence = examples.evidence("nuke gadget old-one", None);
+        assert_eq!(evidence[0].action, 0);
+        assert_eq!(evidence[0].nearest, "nuke the stale gadget");
+        assert!(evidence[1].share < 1.0);
+        assert!(examples.asked_for(1) && !examples.asked_for(2));
+        // Measured as if unseen, a request does not find itself.
+        let evidence = examples.evidence("nuke the stale gadget", Some("nuke the stale gadget"));
+        assert_eq!(evidence[0].action, 1);
+    }
+}
