@@ -119,11 +119,13 @@ impl Examples {
         self.asked.contains(&action)
     }
 
-    /// Each action the known requests near `query` point at, best first. A known request
-    /// equal to `unseen` is ignored (to measure on the requests themselves, each as if it
-    /// were new).
-    pub fn evidence(&self, query: &str, unseen: Option<&str>) -> Vec<Evidence> {
+    /// Each action the known requests near `query` point at, best first, leaving out the
+    /// words of `ignored` (a purpose's verb). A known request equal to `unseen` is ignored
+    /// (to measure on the requests themselves, each as if it were new).
+    pub fn evidence(&self, query: &str, ignored: &[&str], unseen: Option<&str>) -> Vec<Evidence> {
+        let ignored: Vec<String> = ignored.iter().flat_map(|w| terms(w)).collect();
         let mut query_terms = terms(query);
+        query_terms.retain(|t| !ignored.contains(t));
         query_terms.sort_unstable();
         query_terms.dedup();
         let mut scores: HashMap<u32, f64> = HashMap::new();
@@ -258,13 +260,14 @@ mod tests {
             |id| ids.iter().position(|i| *i == id),
             |_| true,
         );
-        let evidence = examples.evidence("nuke gadget old-one", None);
+        let evidence = examples.evidence("nuke gadget old-one", &[], None);
         assert_eq!(evidence[0].action, 0);
         assert_eq!(evidence[0].nearest, "nuke the stale gadget");
         assert!(evidence[1].share < 1.0);
         assert!(examples.asked_for(1) && !examples.asked_for(2));
         // Measured as if unseen, a request does not find itself.
-        let evidence = examples.evidence("nuke the stale gadget", Some("nuke the stale gadget"));
+        let evidence =
+            examples.evidence("nuke the stale gadget", &[], Some("nuke the stale gadget"));
         assert_eq!(evidence[0].action, 1);
     }
 }

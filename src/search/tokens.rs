@@ -66,6 +66,8 @@ pub struct Token {
     pub plural: bool,
     /// The word was read from a misspelling.
     pub typo: bool,
+    /// A verb read as what the thing is for ("a comment on !42 to approve it").
+    pub purpose: bool,
 }
 
 /// Words after which the next words name a container.
@@ -268,6 +270,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 meaning: Meaning::default(),
                 plural: false,
                 typo: false,
+                purpose: false,
             });
             if unit.ends_clause {
                 state = State::default();
@@ -293,7 +296,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             let end = &run[length - 1];
             let plural = meaning.names_thing() && end.ends_with('s') && words::stem(end) != *end;
             let mut meaning = meaning;
-            read_as_purpose(&mut purpose, &mut meaning);
+            let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             let verb = !meaning.operations.is_empty();
             let role = state.role(verb);
             if role == Role::Head {
@@ -307,6 +310,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 meaning,
                 plural,
                 typo: units[at..=last].iter().any(|u| u.typo),
+                purpose: is_purpose,
             });
             if units[last].ends_clause {
                 state = State::default();
@@ -342,7 +346,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         } else if word.chars().count() >= 2 && !words::is_stop_word(word) {
             let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
             let plural = plural && meaning.names_thing();
-            read_as_purpose(&mut purpose, &mut meaning);
+            let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             let ends_noun = || {
                 asked && !meaning.operations.is_empty() && !word.ends_with("ing") && after_noun()
             };
@@ -361,6 +365,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 meaning,
                 plural,
                 typo: unit.typo,
+                purpose: is_purpose,
             });
             if VALUE_INTRODUCERS.contains(&word) {
                 state.value_next = true;
@@ -376,10 +381,12 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
 /// A verb right after "to", once the request has asked for something, is what the thing
 /// is for ("add a task to upgrade postgres"): it asks for nothing and means nothing more
 /// than its word. The first word read after "to" ends the purpose either way.
-fn read_as_purpose(purpose: &mut bool, meaning: &mut Meaning) {
-    if std::mem::take(purpose) && !meaning.operations.is_empty() {
+fn read_as_purpose(purpose: &mut bool, meaning: &mut Meaning) -> bool {
+    let is_purpose = std::mem::take(purpose) && !meaning.operations.is_empty();
+    if is_purpose {
         *meaning = Meaning::default();
     }
+    is_purpose
 }
 
 /// Makes every context token a head token: for a request whose head names nothing the
