@@ -326,7 +326,13 @@ impl Index {
             .enumerate()
             .map(|(place, scored)| (scored.document, place))
             .collect();
-        for evidence in examples.evidence(query, &purposes, unseen) {
+        // Misspelt words are compared as the words they were read as ("pipleine").
+        let mut corrected = query.to_owned();
+        for q in reading.terms.iter().filter(|q| q.typo) {
+            corrected.push(' ');
+            corrected.push_str(&q.word);
+        }
+        for evidence in examples.evidence(&corrected, &purposes, unseen) {
             let Some(document) = self.action_documents[evidence.action] else {
                 continue;
             };
