@@ -103,9 +103,10 @@ fn holdout_precision(file: &str) -> (usize, f64, f64) {
 /// The floor on the known requests, each ranked without its own line (`find_unseen`). The
 /// goal is 0.90 and 0.98 (issues 8 and 10-12). Before search learnt from the requests, the
 /// rules alone scored 0.825 / 0.938 on the 1,994 requests then known (the tuning corpus);
-/// learning from them, 0.861 / 0.971 over 5,945.
+/// learning from them, 0.861 / 0.971 over 5,945, and 0.864 / 0.967 over 11,756 (24
+/// writers, the hardest ones describing goals and end states rather than operations).
 const MIN_PRECISION_AT_1: f64 = 0.84;
-const MIN_PRECISION_AT_5: f64 = 0.96;
+const MIN_PRECISION_AT_5: f64 = 0.95;
 
 #[test]
 fn ranking_precision_on_the_known_requests() {
@@ -129,9 +130,12 @@ fn ranking_precision_on_the_known_requests() {
 /// alone, on arrival (before any tuning on them): writers 5-8 P@1 0.803, 0.776, 0.805,
 /// 0.447; P@5 0.920, 0.947, 0.954, 0.685. Learning from the others' requests, writers 9-12
 /// on arrival: P@1 0.909, 0.873, 0.887, 0.931; P@5 0.989, 0.955, 0.987, 0.985; every
-/// writer left out 0.876 / 0.971 (4,849 requests).
+/// writer left out 0.876 / 0.971 (4,849 requests). Writers 13-24 on arrival, four at a
+/// time: P@1 0.886, 0.896, 0.850, 0.889; 0.899, 0.903, 0.902, 0.675; 0.728, 0.911, 0.929,
+/// 0.667 (the low ones describe problems and end states, not operations). Every writer
+/// left out: 0.875 / 0.967 (10,642 requests).
 const MIN_UNSEEN_WRITER_AT_1: f64 = 0.85;
-const MIN_UNSEEN_WRITER_AT_5: f64 = 0.96;
+const MIN_UNSEEN_WRITER_AT_5: f64 = 0.95;
 
 #[test]
 fn ranking_precision_for_writers_left_out() {
@@ -170,9 +174,10 @@ fn ranking_precision_for_writers_left_out() {
 /// reaches it, this guards what was measured against regressions (P@1 0.812, P@5 0.917
 /// when the holdout was written at 48 actions; P@1 0.776, P@5 0.919 after the breadth
 /// merge, with 272 requests; 0.814 / 0.934 with 458 requests by the rules alone, 0.882 /
-/// 0.978 once search learnt from the known requests, some by the same writers).
+/// 0.978 once search learnt from the known requests, some by the same writers; 0.887 /
+/// 0.987 with 462 requests and 24 writers' requests known).
 const MIN_HOLDOUT_AT_1: f64 = 0.86;
-const MIN_HOLDOUT_AT_5: f64 = 0.96;
+const MIN_HOLDOUT_AT_5: f64 = 0.97;
 
 #[test]
 fn ranking_precision_on_the_holdout() {
@@ -509,9 +514,10 @@ fn string_literals_are_read_outside_comments_and_char_literals() {
 /// three tuning halves: 0.637 / 0.841 (811 requests). A fourth writer's requests (one per
 /// action, never tuned on) then scored 0.690 / 0.887 on arrival; with them 0.653 / 0.852
 /// (1,111 requests). Once search learnt from the known requests (which hold the other
-/// halves of the first three writers' requests): 0.842 / 0.972.
-const MIN_FRESH_AT_1: f64 = 0.82;
-const MIN_FRESH_AT_5: f64 = 0.96;
+/// halves of the first three writers' requests): 0.842 / 0.972; with 24 writers' requests
+/// known, 0.873 / 0.986.
+const MIN_FRESH_AT_1: f64 = 0.85;
+const MIN_FRESH_AT_5: f64 = 0.97;
 
 #[test]
 fn ranking_precision_on_the_fresh_holdout() {
