@@ -29,12 +29,10 @@ pub struct Examples {
     requests: Vec<(&'static str, Vec<usize>)>,
     /// The actions some request asks for.
     asked: HashSet<usize>,
-    /// Term → (request, occurrences).
-    postings: HashMap<String, Vec<(u32, u32)>>,
-    /// Term → inverse document frequency.
-    idf: HashMap<String, f64>,
-    /// Each request's length in terms, over the average.
-    relative_length: Vec<f64>,
+    /// One more than the largest action id a request names.
+    action_count: usize,
+    /// Term → (request, the term's BM25 weight in it), computed once: a search only adds.
+    postings: HashMap<String, Vec<(u32, f64)>>,
 }
 
 /// An action's evidence from the known requests.
@@ -72,45 +70,49 @@ impl Examples {
                 requests.push((request, actions));
             }
         }
-        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut counts: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         for (number, terms) in terms_of.iter().enumerate() {
-            let mut counts: HashMap<&str, u32> = HashMap::new();
+            let mut in_request: HashMap<&str, u32> = HashMap::new();
             for term in terms {
-                *counts.entry(term).or_default() += 1;
+                *in_request.entry(term).or_default() += 1;
             }
-            for (term, count) in counts {
-                postings
+            for (term, count) in in_request {
+                counts
                     .entry(term.to_owned())
                     .or_default()
                     .push((number as u32, count));
             }
         }
-        let mut asked = HashSet::new();
-        for (_, actions) in &requests {
-            asked.extend(actions.iter().copied());
-        }
         let total = terms_of.len() as f64;
-        let idf = postings
-            .iter()
+        let average = terms_of.iter().map(Vec::len).sum::<usize>() as f64 / total.max(1.0);
+        let postings = counts
+            .into_iter()
             .map(|(term, list)| {
                 let with = list.len() as f64;
-                (
-                    term.clone(),
-                    (1.0 + (total - with + 0.5) / (with + 0.5)).ln(),
-                )
+                let idf = (1.0 + (total - with + 0.5) / (with + 0.5)).ln();
+                let weighted = list
+                    .into_iter()
+                    .map(|(request, count)| {
+                        let count = f64::from(count);
+                        let relative_length =
+                            terms_of[request as usize].len() as f64 / average.max(1.0);
+                        let norm = K1 * (1.0 - B + B * relative_length);
+                        (request, idf * count * (K1 + 1.0) / (count + norm))
+                    })
+                    .collect();
+                (term, weighted)
             })
             .collect();
-        let average = terms_of.iter().map(Vec::len).sum::<usize>() as f64 / total.max(1.0);
-        let relative_length = terms_of
+        let asked: HashSet<usize> = requests
             .iter()
-            .map(|t| t.len() as f64 / average.max(1.0))
+            .flat_map(|(_, a)| a.iter().copied())
             .collect();
+        let action_count = asked.iter().max().map_or(0, |a| a + 1);
         Self {
             requests,
             asked,
+            action_count,
             postings,
-            idf,
-            relative_length,
         }
     }
 
@@ -128,26 +130,32 @@ impl Examples {
         query_terms.retain(|t| !ignored.contains(t));
         query_terms.sort_unstable();
         query_terms.dedup();
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        // Dense sums and the requests touched: a search adds up a few thousand weights.
+        let mut scores = vec![0.0f64; self.requests.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for term in &query_terms {
-            let (Some(list), Some(idf)) = (self.postings.get(term), self.idf.get(term)) else {
-                continue;
-            };
-            for &(request, count) in list {
-                let count = f64::from(count);
-                let norm = K1 * (1.0 - B + B * self.relative_length[request as usize]);
-                *scores.entry(request).or_default() += idf * count * (K1 + 1.0) / (count + norm);
+            for &(request, weight) in self.postings.get(term).into_iter().flatten() {
+                let score = &mut scores[request as usize];
+                if *score == 0.0 {
+                    touched.push(request);
+                }
+                *score += weight;
             }
         }
         // Each action's three nearest requests.
-        let mut nearest: HashMap<usize, [(f64, u32); 3]> = HashMap::new();
-        for (&request, &score) in &scores {
+        let mut nearest = vec![[(0.0f64, u32::MAX); 3]; self.action_count];
+        let mut reached: Vec<usize> = Vec::new();
+        for request in touched {
+            let score = scores[request as usize];
             let (text, actions) = &self.requests[request as usize];
             if unseen.is_some_and(|u| u == *text) {
                 continue;
             }
             for &action in actions {
-                let best = nearest.entry(action).or_insert([(0.0, u32::MAX); 3]);
+                let best = &mut nearest[action];
+                if best[0].1 == u32::MAX {
+                    reached.push(action);
+                }
                 // Ties go to the earlier request, so that the answer is deterministic.
                 let place = best
                     .iter()
@@ -158,9 +166,10 @@ impl Examples {
                 }
             }
         }
-        let mut evidence: Vec<(usize, f64, u32)> = nearest
+        let mut evidence: Vec<(usize, f64, u32)> = reached
             .into_iter()
-            .map(|(action, best)| {
+            .map(|action| {
+                let best = nearest[action];
                 let score = best[0].0 + RUNNERS_UP_SHARE * (best[1].0 + best[2].0);
                 (action, score, best[0].1)
             })
