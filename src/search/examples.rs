@@ -15,6 +15,9 @@ const FILLER: &[&str] = &[
     "this", "that", "with", "from", "by", "and", "or", "at", "as", "please", "you", "can",
 ];
 
+/// A word in this share (1 in N) of the requests or more is common (`COMMON_SHARE`).
+const COMMON_SHARE: usize = 4;
+
 /// Okapi BM25's saturation and length normalisation, at their textbook values.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -130,13 +133,27 @@ impl Examples {
         query_terms.retain(|t| !ignored.contains(t));
         query_terms.sort_unstable();
         query_terms.dedup();
-        // Dense sums and the requests touched: a search adds up a few thousand weights.
+        // Dense sums and the requests touched. A word in a quarter of all requests or more
+        // (a number, a common project name) only adds to requests a rarer word reached,
+        // when there is one: a request sharing nothing else is no evidence, and those
+        // words' postings are most of a search's work.
+        let common = self.requests.len() / COMMON_SHARE;
+        let mut lists: Vec<&Vec<(u32, f64)>> = query_terms
+            .iter()
+            .filter_map(|term| self.postings.get(term))
+            .collect();
+        lists.sort_by_key(|list| list.len());
+        let has_rare = lists.first().is_some_and(|list| list.len() < common);
         let mut scores = vec![0.0f64; self.requests.len()];
         let mut touched: Vec<u32> = Vec::new();
-        for term in &query_terms {
-            for &(request, weight) in self.postings.get(term).into_iter().flatten() {
+        for list in lists {
+            let only_reached = has_rare && list.len() >= common;
+            for &(request, weight) in list {
                 let score = &mut scores[request as usize];
                 if *score == 0.0 {
+                    if only_reached {
+                        continue;
+                    }
                     touched.push(request);
                 }
                 *score += weight;
