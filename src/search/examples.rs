@@ -60,17 +60,17 @@ impl Examples {
         let mut requests = Vec::new();
         let mut terms_of = Vec::new();
         for (_, text) in files.iter().filter(|(source, _)| keep(source)) {
-            for line in text.lines().skip(1).filter(|l| is_request(l)) {
-                let mut columns = line.split('\t');
-                let (Some(request), Some(ids)) = (columns.next(), columns.next()) else {
-                    continue;
-                };
-                let actions: Vec<usize> = ids.split('|').filter_map(&action_id).collect();
+            for known in parse(text) {
+                let actions: Vec<usize> = known
+                    .actions
+                    .iter()
+                    .filter_map(|id| action_id(id))
+                    .collect();
                 if actions.is_empty() {
                     continue;
                 }
-                terms_of.push(terms(request));
-                requests.push((request, actions));
+                terms_of.push(terms(known.request));
+                requests.push((known.request, actions));
             }
         }
         let mut counts: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
@@ -204,10 +204,32 @@ impl Examples {
     }
 }
 
-/// Whether a line of a requests file is a request: not blank, and not a `# ` comment
-/// (a request may start with an issue reference such as `#42`).
-pub fn is_request(line: &str) -> bool {
-    !line.trim().is_empty() && !line.starts_with("# ") && line != "#"
+/// One line of a requests file (`actions/requests/*.tsv`, and the holdouts in the same
+/// format).
+pub struct KnownRequest<'a> {
+    pub request: &'a str,
+    /// The actions that answer it, any of them right.
+    pub actions: Vec<&'a str>,
+    /// `plain`, `synonym`, `typo` or `multi` (empty when the line has no third column).
+    pub kind: &'a str,
+}
+
+/// The requests of a requests file: after its header line, every line but blank ones and
+/// `# ` comments (a request may start with an issue reference such as `#42`), as
+/// `request<TAB>ids separated by |<TAB>kind`. build.rs has checked the files it embeds.
+pub fn parse(text: &str) -> impl Iterator<Item = KnownRequest<'_>> {
+    text.lines()
+        .skip(1)
+        .filter(|line| !line.trim().is_empty() && !line.starts_with("# ") && *line != "#")
+        .filter_map(|line| {
+            let mut columns = line.split('\t');
+            let (request, ids) = (columns.next()?, columns.next()?);
+            Some(KnownRequest {
+                request,
+                actions: ids.split('|').collect(),
+                kind: columns.next().unwrap_or_default(),
+            })
+        })
 }
 
 /// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one

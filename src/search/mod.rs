@@ -23,6 +23,7 @@ mod words;
 
 use crate::catalog::Action;
 
+pub use examples::{KnownRequest, parse as parse_requests};
 pub use index::{Index, Prepared};
 pub use words::stem;
 

@@ -375,132 +375,106 @@ fn tools_list_size(surface: &str, schema: &str, upstream: &str) -> (usize, usize
     )
 }
 
-/// Precision and latency over each writer's requests (`actions/requests/writer*.tsv`),
-/// each ranked by a search built without that writer's file.
-fn search_writers_left_out() -> (Duration, Duration, f64, f64, usize) {
-    use gitlab_mcp::search::{FindRequest, Index, Prepared};
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("actions/requests");
-    let mut files: Vec<_> = std::fs::read_dir(&folder)
+/// The request files of `folder` (`.tsv`) whose name `keep` accepts, sorted, as
+/// `(file stem, text)`.
+fn request_files(folder: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&folder)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "tsv")
-                && p.file_stem()
-                    .is_some_and(|s| s.to_string_lossy().starts_with("writer"))
+        .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (stem, std::fs::read_to_string(&p).unwrap())
         })
+        .filter(|(stem, _)| keep(stem))
         .collect();
     files.sort();
-    let policy = gitlab_mcp::policy::Policy::default();
-    let (mut times, mut first, mut five, mut total) = (Vec::new(), 0, 0, 0);
-    for path in files {
-        let source = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let prepared = std::sync::Arc::new(Prepared::built_in_with_requests(|s| s != source));
-        let index = Index::assemble(policy.visible(), prepared);
-        let text = std::fs::read_to_string(&path).unwrap();
-        for line in text
-            .lines()
-            .skip(1)
-            .filter(|l| !l.trim().is_empty() && !l.starts_with("# "))
-        {
-            let columns: Vec<&str> = line.split('\t').collect();
-            let expected: Vec<&str> = columns[1].split('|').collect();
-            let start = Instant::now();
-            let found = index.find(&FindRequest {
-                query: columns[0].to_owned(),
-                limit: 20,
-                explain: false,
-            });
-            times.push(start.elapsed());
-            let ids: Vec<&str> = found.hits.iter().map(|h| h.action.id).collect();
-            first += usize::from(ids.first().is_some_and(|id| expected.contains(id)));
-            five += usize::from(ids.iter().take(5).any(|id| expected.contains(id)));
-            total += 1;
-        }
-    }
-    times.sort();
-    let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
-    (
-        p(0.5),
-        p(0.99),
-        first as f64 / total as f64,
-        five as f64 / total as f64,
-        total,
-    )
+    files
 }
 
-/// Precision and latency over a requests file, or every file of a folder (the known
-/// requests, each ranked as if unseen).
-fn search(path: &str) -> (Duration, Duration, f64, f64, usize) {
-    use gitlab_mcp::search::{FindRequest, Index};
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    let known = path.is_dir();
-    let files: Vec<std::path::PathBuf> = if known {
-        let mut files: Vec<_> = std::fs::read_dir(&path)
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
-            .collect();
-        files.sort();
-        files
-    } else {
-        vec![path]
-    };
-    let texts: Vec<String> = files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
-    let rows: Vec<(String, Vec<String>)> = texts
-        .iter()
-        .flat_map(|text| text.lines().skip(1))
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("# "))
-        .map(|l| {
-            let columns: Vec<&str> = l.split('\t').collect();
-            (
-                columns[0].to_owned(),
-                columns[1].split('|').map(str::to_owned).collect(),
-            )
-        })
-        .collect();
-    let index = Index::new(&gitlab_mcp::policy::Policy::default());
-    let mut times = Vec::new();
-    let (mut first, mut five) = (0, 0);
-    for round in 0..5 {
-        for (query, expected) in &rows {
-            let request = FindRequest {
-                query: query.clone(),
+/// Latencies and hits at 1 and 5 of `find` over the requests of `text`, `rounds` times
+/// (hits counted in the first round).
+fn rank_requests(
+    text: &str,
+    rounds: usize,
+    find: impl Fn(&gitlab_mcp::search::FindRequest) -> gitlab_mcp::search::Found,
+    measured: &mut Measured,
+) {
+    let requests: Vec<_> = gitlab_mcp::search::parse_requests(text).collect();
+    for round in 0..rounds {
+        for known in &requests {
+            let request = gitlab_mcp::search::FindRequest {
+                query: known.request.to_owned(),
                 limit: 20,
                 explain: false,
             };
             let start = Instant::now();
-            let found = if known {
-                index.find_unseen(&request)
-            } else {
-                index.find(&request)
-            };
-            times.push(start.elapsed());
+            let found = find(&request);
+            measured.times.push(start.elapsed());
             if round == 0 {
                 let ids: Vec<&str> = found.hits.iter().map(|h| h.action.id).collect();
-                first += usize::from(
-                    ids.first()
-                        .is_some_and(|id| expected.iter().any(|e| e == id)),
-                );
-                five += usize::from(
-                    ids.iter()
-                        .take(5)
-                        .any(|id| expected.iter().any(|e| e == id)),
-                );
+                let expected = |id: &&str| known.actions.contains(id);
+                measured.first += usize::from(ids.first().is_some_and(expected));
+                measured.five += usize::from(ids.iter().take(5).any(expected));
+                measured.total += 1;
             }
         }
     }
-    times.sort();
-    let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
-    (
-        p(0.5),
-        p(0.99),
-        first as f64 / rows.len() as f64,
-        five as f64 / rows.len() as f64,
-        rows.len(),
-    )
+}
+
+/// What `rank_requests` adds up.
+#[derive(Default)]
+struct Measured {
+    times: Vec<Duration>,
+    first: usize,
+    five: usize,
+    total: usize,
+}
+
+impl Measured {
+    /// Latency p50 and p99, P@1, P@5 and the number of requests.
+    fn summary(mut self) -> (Duration, Duration, f64, f64, usize) {
+        self.times.sort();
+        let p = |q: f64| self.times[((self.times.len() as f64 - 1.0) * q) as usize];
+        (
+            p(0.5),
+            p(0.99),
+            self.first as f64 / self.total as f64,
+            self.five as f64 / self.total as f64,
+            self.total,
+        )
+    }
+}
+
+/// Precision and latency over each writer's requests (`actions/requests/writer*.tsv`),
+/// each ranked by a search built without that writer's file.
+fn search_writers_left_out() -> (Duration, Duration, f64, f64, usize) {
+    use gitlab_mcp::search::{Index, Prepared};
+    let policy = gitlab_mcp::policy::Policy::default();
+    let mut measured = Measured::default();
+    for (source, text) in request_files("actions/requests", |s| s.starts_with("writer")) {
+        let prepared = std::sync::Arc::new(Prepared::built_in_with_requests(|s| s != source));
+        let index = Index::assemble(policy.visible(), prepared);
+        rank_requests(&text, 1, |r| index.find(r), &mut measured);
+    }
+    measured.summary()
+}
+
+/// Precision and latency over the known requests (each ranked as if unseen), or over a
+/// holdout file in `tests/search/`, five rounds.
+fn search(path: &str) -> (Duration, Duration, f64, f64, usize) {
+    let index = gitlab_mcp::search::Index::new(&gitlab_mcp::policy::Policy::default());
+    let mut measured = Measured::default();
+    if let Some(file) = path.strip_prefix("tests/search/") {
+        let texts = request_files("tests/search", |s| format!("{s}.tsv") == file);
+        rank_requests(&texts[0].1, 5, |r| index.find(r), &mut measured);
+    } else {
+        for (_, text) in request_files(path, |_| true) {
+            rank_requests(&text, 5, |r| index.find_unseen(r), &mut measured);
+        }
+    }
+    measured.summary()
 }
 
 fn overhead(upstream: &str) -> (Duration, Duration, u64, u64) {

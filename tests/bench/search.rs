@@ -108,14 +108,7 @@ fn queries() -> Vec<String> {
     let mut found = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        found.extend(
-            text.lines()
-                .skip(1)
-                .filter(|l| !l.starts_with("# "))
-                .filter_map(|l| l.split('\t').next())
-                .filter(|q| !q.trim().is_empty())
-                .map(str::to_owned),
-        );
+        found.extend(gitlab_mcp::search::parse_requests(&text).map(|k| k.request.to_owned()));
     }
     found
 }

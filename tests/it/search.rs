@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use gitlab_mcp::policy::Policy;
-use gitlab_mcp::search::{FindRequest, Found, Index, Prepared};
+use gitlab_mcp::search::{FindRequest, Found, Index, Prepared, parse_requests};
 
 /// Every request file, as `(source, text)`.
 fn request_files() -> Vec<(String, String)> {
@@ -24,16 +24,10 @@ fn request_files() -> Vec<(String, String)> {
     files
 }
 
-/// `(request, expected ids, kind)` of a request file's lines; `#` comments (a `#` and a
-/// space) name who wrote the lines below them.
+/// `(request, expected ids, kind)` of a request file's lines.
 fn requests(text: &str) -> Vec<(&str, Vec<&str>, &str)> {
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("# "))
-        .map(|line| {
-            let columns: Vec<&str> = line.split('\t').collect();
-            (columns[0], columns[1].split('|').collect(), columns[2])
-        })
+    parse_requests(text)
+        .map(|known| (known.request, known.actions, known.kind))
         .collect()
 }
 
