@@ -1,6 +1,7 @@
 //! Requests people really made, each with the action that answers it (`actions/requests/`),
 //! as a second opinion beside the rules: a request is compared word by word (Okapi BM25)
-//! with every known one, and each action is scored by its nearest known requests.
+//! with every known one and with every action's profile (all its requests as one text),
+//! and each action is scored by its nearest known requests and its profile alike.
 //!
 //! The rules read what a request says (verbs, objects, references); the examples know how
 //! people say it, in words no vocabulary list foresaw ("nuke the stale branch", "Sam left the
@@ -36,6 +37,10 @@ pub struct Examples {
     action_count: usize,
     /// Term → (request, the term's BM25 weight in it), computed once: a search only adds.
     postings: HashMap<String, Vec<(u32, f64)>>,
+    /// Every action's requests as one text: term → (action, count of the term in it).
+    profiles: HashMap<String, Vec<(u32, u32)>>,
+    /// Each action's terms in all its requests.
+    profile_lengths: Vec<u32>,
 }
 
 /// An action's evidence from the known requests.
@@ -111,11 +116,32 @@ impl Examples {
             .flat_map(|(_, a)| a.iter().copied())
             .collect();
         let action_count = asked.iter().max().map_or(0, |a| a + 1);
+        let mut profile_counts: Vec<HashMap<&str, u32>> = vec![HashMap::new(); action_count];
+        let mut profile_lengths = vec![0u32; action_count];
+        for ((_, actions), terms) in requests.iter().zip(&terms_of) {
+            for &action in actions {
+                profile_lengths[action] += terms.len() as u32;
+                for term in terms {
+                    *profile_counts[action].entry(term).or_default() += 1;
+                }
+            }
+        }
+        let mut profiles: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        for (action, counts) in profile_counts.iter().enumerate() {
+            for (term, count) in counts {
+                profiles
+                    .entry((*term).to_owned())
+                    .or_default()
+                    .push((action as u32, *count));
+            }
+        }
         Self {
             requests,
             asked,
             action_count,
             postings,
+            profiles,
+            profile_lengths,
         }
     }
 
@@ -191,6 +217,15 @@ impl Examples {
                 (action, score, best[0].1)
             })
             .collect();
+        // The nearest requests and the profiles count alike, each over its best action.
+        let profile = self.profile_scores(&query_terms, unseen);
+        let nearest_top = evidence.iter().map(|e| e.1).fold(0.0, f64::max);
+        let profile_top = profile.iter().copied().fold(0.0, f64::max);
+        if nearest_top > 0.0 && profile_top > 0.0 {
+            for (action, score, _) in &mut evidence {
+                *score = *score / nearest_top + profile[*action] / profile_top;
+            }
+        }
         evidence.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let top = evidence.first().map_or(1.0, |e| e.1);
         evidence
@@ -201,6 +236,51 @@ impl Examples {
                 nearest: self.requests[request as usize].0,
             })
             .collect()
+    }
+
+    /// Each action's BM25 score with all its requests as one text (a profile of how people
+    /// ask for it), without `unseen`'s lines. Nearest requests alone follow one writer's
+    /// phrasing; a profile pools every word people used for the action.
+    fn profile_scores(&self, query_terms: &[String], unseen: Option<&str>) -> Vec<f64> {
+        // Measuring on a known request, its own words leave its actions' profiles.
+        let unseen_terms = unseen.map(terms).unwrap_or_default();
+        let mut removed: HashMap<(usize, &str), u32> = HashMap::new();
+        let mut lengths = self.profile_lengths.clone();
+        if let Some(unseen) = unseen {
+            for (_, actions) in self.requests.iter().filter(|(text, _)| *text == unseen) {
+                for &action in actions {
+                    lengths[action] -= unseen_terms.len() as u32;
+                    for term in &unseen_terms {
+                        *removed.entry((action, term.as_str())).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let profiles = lengths.iter().filter(|l| **l > 0).count() as f64;
+        let average = lengths.iter().map(|l| f64::from(*l)).sum::<f64>() / profiles.max(1.0);
+        let mut scores = vec![0.0f64; self.action_count];
+        for term in query_terms {
+            let Some(list) = self.profiles.get(term) else {
+                continue;
+            };
+            let counts: Vec<(usize, f64)> = list
+                .iter()
+                .map(|&(action, count)| {
+                    let action = action as usize;
+                    let gone = removed.get(&(action, term.as_str())).copied().unwrap_or(0);
+                    (action, f64::from(count - gone))
+                })
+                .filter(|(_, count)| *count > 0.0)
+                .collect();
+            let with = counts.len() as f64;
+            let idf = (1.0 + (profiles - with + 0.5) / (with + 0.5)).ln();
+            for (action, count) in counts {
+                let relative_length = f64::from(lengths[action]) / average.max(1.0);
+                let norm = K1 * (1.0 - B + B * relative_length);
+                scores[action] += idf * count * (K1 + 1.0) / (count + norm);
+            }
+        }
+        scores
     }
 }
 
@@ -313,7 +393,8 @@ mod tests {
         assert_eq!(evidence[0].nearest, "nuke the stale gadget");
         assert!(evidence[1].share < 1.0);
         assert!(examples.asked_for(1) && !examples.asked_for(2));
-        // Measured as if unseen, a request does not find itself.
+        // Measured as if unseen, a request does not find itself, nearest or in its action's
+        // profile.
         let evidence =
             examples.evidence("nuke the stale gadget", &[], Some("nuke the stale gadget"));
         assert_eq!(evidence[0].action, 1);

@@ -98,9 +98,11 @@ fn holdout_precision(file: &str) -> (usize, f64, f64) {
 /// goal is 0.90 and 0.98 (issues 8 and 10-12). Before search learnt from the requests, the
 /// rules alone scored 0.825 / 0.938 on the 1,994 requests then known (the tuning corpus);
 /// learning from them, 0.861 / 0.971 over 5,945, and 0.864 / 0.967 over 11,756 (24
-/// writers, the hardest ones describing goals and end states rather than operations).
-const MIN_PRECISION_AT_1: f64 = 0.84;
-const MIN_PRECISION_AT_5: f64 = 0.95;
+/// writers, the hardest ones describing goals and end states rather than operations);
+/// with each action's profile beside the nearest requests, 0.898 / 0.977 over 20,731 (40
+/// writers).
+const MIN_PRECISION_AT_1: f64 = 0.88;
+const MIN_PRECISION_AT_5: f64 = 0.96;
 
 #[test]
 fn ranking_precision_on_the_known_requests() {
@@ -127,9 +129,16 @@ fn ranking_precision_on_the_known_requests() {
 /// writer left out 0.876 / 0.971 (4,849 requests). Writers 13-24 on arrival, four at a
 /// time: P@1 0.886, 0.896, 0.850, 0.889; 0.899, 0.903, 0.902, 0.675; 0.728, 0.911, 0.929,
 /// 0.667 (the low ones describe problems and end states, not operations). Every writer
-/// left out: 0.875 / 0.967 (10,642 requests).
-const MIN_UNSEEN_WRITER_AT_1: f64 = 0.85;
-const MIN_UNSEEN_WRITER_AT_5: f64 = 0.95;
+/// left out: 0.875 / 0.967 (10,642 requests). Each action's profile (all its requests as
+/// one text) beside the nearest requests: 0.891 / 0.970 on the same requests, chosen by
+/// this measure alone (the profile at half weight 0.888, double 0.891, alone 0.885).
+/// Writers 25-32 on arrival, with profiles: P@1 0.908, 0.921, 0.911, 0.961, 0.901, 0.910,
+/// 0.893, 0.934 (without: 0.902, 0.906, 0.891, 0.944, 0.893, 0.894, 0.887, 0.922); writers
+/// 33-40: 0.918, 0.810, 0.923, 0.920, 0.905, 0.789, 0.951, 0.926 (pasted web addresses and
+/// conditional instructions are the low ones). Every writer left out: 0.905 / 0.976
+/// (19,617 requests of 39 writer files).
+const MIN_UNSEEN_WRITER_AT_1: f64 = 0.88;
+const MIN_UNSEEN_WRITER_AT_5: f64 = 0.96;
 
 #[test]
 fn ranking_precision_for_writers_left_out() {
@@ -164,14 +173,15 @@ fn ranking_precision_for_writers_left_out() {
 
 /// The holdout (`holdout.tsv`) was written before any tuning against it and is never
 /// read while changing weights or vocabulary: it says how the ranking does on requests it
-/// was not fitted to. Its misses are not printed. The goal is 0.90 and 0.98; until ranking
-/// reaches it, this guards what was measured against regressions (P@1 0.812, P@5 0.917
-/// when the holdout was written at 48 actions; P@1 0.776, P@5 0.919 after the breadth
-/// merge, with 272 requests; 0.814 / 0.934 with 458 requests by the rules alone, 0.882 /
-/// 0.978 once search learnt from the known requests, some by the same writers; 0.887 /
-/// 0.987 with 462 requests and 24 writers' requests known).
-const MIN_HOLDOUT_AT_1: f64 = 0.86;
-const MIN_HOLDOUT_AT_5: f64 = 0.97;
+/// was not fitted to. Its misses are not printed. The goal, 0.90 and 0.98, is the floor
+/// since ranking reached it. Measured: P@1 0.812, P@5 0.917 when the holdout was written
+/// at 48 actions; P@1 0.776, P@5 0.919 after the breadth merge, with 272 requests; 0.814 /
+/// 0.934 with 458 requests by the rules alone, 0.882 / 0.978 once search learnt from the
+/// known requests, some by the same writers; 0.887 / 0.987 with 462 requests and 24
+/// writers' requests known; 0.918 / 0.989 with 40 writers' requests known and each
+/// action's profile beside its nearest requests.
+const MIN_HOLDOUT_AT_1: f64 = 0.90;
+const MIN_HOLDOUT_AT_5: f64 = 0.98;
 
 #[test]
 fn ranking_precision_on_the_holdout() {
@@ -509,8 +519,8 @@ fn string_literals_are_read_outside_comments_and_char_literals() {
 /// action, never tuned on) then scored 0.690 / 0.887 on arrival; with them 0.653 / 0.852
 /// (1,111 requests). Once search learnt from the known requests (which hold the other
 /// halves of the first three writers' requests): 0.842 / 0.972; with 24 writers' requests
-/// known, 0.873 / 0.986.
-const MIN_FRESH_AT_1: f64 = 0.85;
+/// known, 0.873 / 0.986; with 40 and profiles, 0.906 / 0.988.
+const MIN_FRESH_AT_1: f64 = 0.88;
 const MIN_FRESH_AT_5: f64 = 0.97;
 
 #[test]
