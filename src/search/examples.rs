@@ -314,9 +314,9 @@ pub fn parse(text: &str) -> impl Iterator<Item = KnownRequest<'_>> {
 
 /// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one
 /// term, `!12`, `#34`, `@sam` and `%v1` as a reference term of their kind, each word without
-/// a plural or tense ending.
+/// a plural or tense ending; a GitLab page's web address as the words it names.
 fn terms(request: &str) -> Vec<String> {
-    let lower = request.to_lowercase();
+    let lower = super::tokens::pieces(request).join(" ");
     let mut terms = Vec::new();
     let is_word_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-/".contains(c);
     let mut rest = lower.as_str();

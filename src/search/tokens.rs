@@ -107,12 +107,71 @@ pub fn is_grammar(word: &str) -> bool {
     PREPOSITIONS.contains(&word) || NEGATIONS.contains(&word) || VALUE_INTRODUCERS.contains(&word)
 }
 
-/// The request's pieces as typed (lower case), split on white space.
+/// The request's pieces as typed (lower case), split on white space, a GitLab page's web
+/// address read as what it names (`page_words`).
 pub fn pieces(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split_whitespace()
-        .map(str::to_owned)
+        .flat_map(|piece| page_words(piece).unwrap_or_else(|| vec![piece.to_owned()]))
         .collect()
+}
+
+/// A GitLab page's web address as the words it names, people paste them: the part before
+/// GitLab's `/-/` is the project or group (one name), the part after names the page in
+/// GitLab's own words (`merge_requests/42/diffs` reads "merge requests 42 diffs",
+/// `blob/main/src/app.rs#L12` reads "blob main src app.rs line 12"), a query's keys and
+/// values are words too. Any other address is left whole: it names a value (a webhook's
+/// target, an environment's URL).
+pub fn page_words(piece: &str) -> Option<Vec<String>> {
+    let address = piece
+        .strip_prefix("https://")
+        .or_else(|| piece.strip_prefix("http://"))?;
+    let address = address.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
+    let (_host, path) = address.split_once('/')?;
+    let (owner, page) = path.split_once("/-/")?;
+    let mut words = vec![owner.to_owned()];
+    let (page, anchor) = page.split_once('#').unwrap_or((page, ""));
+    let (page, query) = page.split_once('?').unwrap_or((page, ""));
+    for segment in page.split('/').filter(|s| !s.is_empty()) {
+        // A page's name in GitLab's words (`merge_requests`, `ci_cd`); a file name or a
+        // branch keeps its own.
+        if segment.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            words.extend(
+                segment
+                    .split('_')
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned),
+            );
+        } else {
+            words.push(segment.to_owned());
+        }
+    }
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        words.extend(
+            key.split(['_', '[', ']'])
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned),
+        );
+        if !value.is_empty() {
+            words.push(value.to_owned());
+        }
+    }
+    if let Some(line) = anchor
+        .strip_prefix('l')
+        .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+        && !line.is_empty()
+    {
+        words.extend(["line".to_owned(), line.to_owned()]);
+    } else {
+        words.extend(
+            anchor
+                .split('_')
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    Some(words)
 }
 
 /// Words that end a speaker's role ("security auditor:", "GitLab admin here:").
@@ -477,6 +536,32 @@ mod tests {
                 ("box".into(), Role::Context),
                 ("gadgets".into(), Role::Negated),
             ]
+        );
+    }
+
+    #[test]
+    fn web_addresses_read_as_the_page_they_name() {
+        let read = |text: &str| pieces(text).join(" ");
+        assert_eq!(
+            read("see https://gitlab.acme.io/acme/web/-/gadget_boxes/42/parts, please"),
+            "see acme/web gadget boxes 42 parts please"
+        );
+        assert_eq!(
+            read("https://gitlab.acme.io/groups/acme/-/gadgets?color_name[]=red"),
+            "groups/acme gadgets color name red"
+        );
+        assert_eq!(
+            read("http://git.local/a/b/-/blob/main/src/app.rs#L12"),
+            "a/b blob main src app.rs line 12"
+        );
+        assert_eq!(
+            read("read https://git.local/a/b/-/gadgets/7#part_99"),
+            "read a/b gadgets 7 part 99"
+        );
+        // Any other address is a value.
+        assert_eq!(
+            read("send pushes to https://hooks.example.com/in"),
+            "send pushes to https://hooks.example.com/in"
         );
     }
 
