@@ -2,13 +2,14 @@
 //! (`/projects/1/milestones/3012`), while people say `%v1.4` or "milestone 3" (the number
 //! in its URL, the IID). This handler looks the milestone up in the project's or group's
 //! milestones, then sends the action's own request with the id in its place, so one
-//! function serves every milestone action whose path names one.
+//! function serves every milestone action whose path names one. Issues and merge requests
+//! take a milestone the same way (`milestone`), sent as GitLab's `milestone_id`.
 
 use serde_json::Value;
 
 use crate::catalog::{Action, Plan};
 use crate::dispatch::{ActionError, Context, decode};
-use crate::gitlab::Request;
+use crate::gitlab::{Method, Request};
 
 /// The path segment whose following parameter is the milestone.
 const MILESTONES: &str = "milestones";
@@ -46,6 +47,75 @@ async fn first_id(context: &Context, request: Request) -> Result<Option<i64>, Ac
         .and_then(Value::as_i64))
 }
 
+/// The id of the milestone `written` names among those `collection` lists: by its number
+/// (IID) first, then by its title.
+async fn resolve(
+    context: &Context,
+    collection: Request,
+    written: &str,
+) -> Result<Option<i64>, ActionError> {
+    match parse(written) {
+        Reference::Number(number) => {
+            match first_id(context, collection.clone().query("iids[]", &number)).await? {
+                Some(id) => Ok(Some(id)),
+                None => first_id(context, collection.query("title", &number)).await,
+            }
+        }
+        Reference::Title(title) => first_id(context, collection.query("title", &title)).await,
+    }
+}
+
+/// The not-found answer for `written` in the project or group of `plan`.
+fn not_found(plan: &Plan, written: &str) -> ActionError {
+    let owner = plan
+        .args
+        .get("project_id")
+        .or_else(|| plan.args.get("group_id"))
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+        .unwrap_or_default();
+    ActionError::NotFound {
+        kind: "Milestone",
+        what: format!(
+            "milestone `{written}` in {owner} (looked up by title and by its number; \
+             `milestone.list` shows them)"
+        ),
+    }
+}
+
+/// Words that take an issue's or merge request's milestone off.
+const NO_MILESTONE: &[&str] = &["none", "0", ""];
+
+/// `issue.create`, `.update`, `merge_request.create`, `.update`: the milestone given as
+/// people give it (`milestone`: `v1.4`, `%v1.4`, `4`; `none` takes it off) is looked up
+/// among the project's milestones and its group's, and sent as GitLab's `milestone_id`.
+pub async fn in_body(
+    context: &Context,
+    action: &'static Action,
+    plan: &Plan,
+) -> Result<Value, ActionError> {
+    let mut request = plan.request.clone();
+    if let Some(written) = plan.args.get("milestone").and_then(Value::as_str) {
+        let id = if NO_MILESTONE.contains(&written.trim().to_lowercase().as_str()) {
+            0
+        } else {
+            let project = plan
+                .args
+                .get("project_id")
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                .unwrap_or_default();
+            let milestones = Request::new(Method::Get)
+                .at("/projects/{project_id}/milestones", &[&project.as_str()])
+                .query("include_ancestors", "true");
+            resolve(context, milestones, written)
+                .await?
+                .ok_or_else(|| not_found(plan, written))?
+        };
+        request = request.body("milestone_id", &id);
+    }
+    let response = context.send(request).await?;
+    Ok(decode(action, &plan.args, &response)?)
+}
+
 /// Resolves the milestone reference of `plan`'s path, then runs the action's request.
 pub async fn by_reference(
     context: &Context,
@@ -61,29 +131,8 @@ pub async fn by_reference(
         ));
     };
     let written = written.to_owned();
-    let id = match parse(&written) {
-        Reference::Number(number) => {
-            match first_id(context, collection.clone().query("iids[]", &number)).await? {
-                Some(id) => Some(id),
-                None => first_id(context, collection.query("title", &number)).await?,
-            }
-        }
-        Reference::Title(title) => first_id(context, collection.query("title", &title)).await?,
-    };
-    let Some(id) = id else {
-        let owner = plan
-            .args
-            .get("project_id")
-            .or_else(|| plan.args.get("group_id"))
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-            .unwrap_or_default();
-        return Err(ActionError::NotFound {
-            kind: "Milestone",
-            what: format!(
-                "milestone `{written}` in {owner} (looked up by title and by its number; \
-                 `milestone.list` shows them)"
-            ),
-        });
+    let Some(id) = resolve(context, collection, &written).await? else {
+        return Err(not_found(plan, &written));
     };
     let request = plan
         .request

@@ -17,13 +17,15 @@
 //! | `test_report` | `pipeline.test_report` | only failing cases kept while reading (reports are megabytes), failures within half the result budget, what was left out said |
 //! | `artifacts_list` | `job.artifacts_list` | the zip's central directory from the archive's end (`Range`), never the whole archive |
 //! | `artifact_file`, `artifact_file_by_ref` | `job.artifact_file`, `job.artifact_file_by_ref` | `artifact_path` keeps its slashes (GitLab's `*artifact_path`); a streamed line window, binary detection |
-//! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_update` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
+//! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_get`, `.group_update`, `.group_delete` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
+//! | `milestone_in_body` | `issue.create`, `.update`, `merge_request.create`, `.update` | the same lookup for `milestone`, sent as GitLab's `milestone_id` (`none` takes it off) |
 //! | `diff_position` | `merge_request.discussion_create`, `.draft_note_create` | a line comment is asked for as file + line + side; GitLab wants a `position` from the diff refs with old and new line numbers, and a clear refusal when the line is not in the diff |
 //! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
 //! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
 //! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
 //! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
+//! | `deploy_token_created` | `deploy_key.token_create` | the same for a deploy token's value |
 //! | `runner_created` | `runner.create` | the same for a runner's authentication token; `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
@@ -129,11 +131,13 @@ handlers! {
         wiki_window => wiki::wiki_window,
         token_created => tokens::token_created,
         runner_created => tokens::runner_created,
+        deploy_token_created => tokens::deploy_token_created,
         snippet_raw => snippets::snippet_raw,
         tag_cleanup => registry::tag_cleanup,
     }
     plan {
         milestone_by_reference => milestones::by_reference,
+        milestone_in_body => milestones::in_body,
         diff_position => positions::with_position,
         ci_variable_values => variables::ci_variable_values,
         upload_file => uploads::upload_file,

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::catalog::generated::access_token::project_create;
+use crate::catalog::generated::deploy_key::token_create as deploy_token_create;
 use crate::catalog::generated::runner::create as runner_create;
 use crate::catalog::{ActionParams, ParamEnum};
 use crate::dispatch::{ActionError, Context};
@@ -16,6 +17,13 @@ use crate::gitlab::{Method, PathOrId, Request};
 /// What the result says next to the value.
 const SHOWN_ONCE: &str =
     "Store this token now: GitLab shows it only in this answer and never again.";
+
+/// Masks a token GitLab just created in every later log line, like the server's own.
+fn mask_from_now_on(token: Option<&str>) {
+    if let Some(token) = token.filter(|t| !t.is_empty()) {
+        crate::redact::register_for_logs([token]);
+    }
+}
 
 /// `access_token.project_create`: the new token, its value registered as a log secret.
 pub async fn token_created(
@@ -34,9 +42,7 @@ pub async fn token_created(
         token: Option<String>,
     }
     let created: Created = context.send(params.request()).await?.json()?;
-    if let Some(token) = created.token.as_deref().filter(|t| !t.is_empty()) {
-        crate::redact::register_for_logs([token]);
-    }
+    mask_from_now_on(created.token.as_deref());
     Ok(project_create::Output {
         id: created.id,
         name: created.name,
@@ -45,6 +51,34 @@ pub async fn token_created(
         expires_at: created.expires_at,
         created_at: created.created_at,
         user_id: created.user_id,
+        token: created.token,
+        shown_once: SHOWN_ONCE.to_owned(),
+    })
+}
+
+/// `deploy_key.token_create`: the new deploy token, its value registered as a log secret
+/// and marked as shown once.
+pub async fn deploy_token_created(
+    context: &Context,
+    params: &deploy_token_create::Params,
+) -> Result<deploy_token_create::Output, ActionError> {
+    #[derive(serde::Deserialize)]
+    struct Created {
+        id: i64,
+        name: String,
+        username: Option<String>,
+        scopes: Option<Vec<String>>,
+        expires_at: Option<String>,
+        token: Option<String>,
+    }
+    let created: Created = context.send(params.request()).await?.json()?;
+    mask_from_now_on(created.token.as_deref());
+    Ok(deploy_token_create::Output {
+        id: created.id,
+        name: created.name,
+        username: created.username,
+        scopes: created.scopes.unwrap_or_default(),
+        expires_at: created.expires_at,
         token: created.token,
         shown_once: SHOWN_ONCE.to_owned(),
     })
@@ -70,9 +104,7 @@ pub async fn runner_created(
         request = request.body("group_id", &numeric_id(context, "groups", path).await?);
     }
     let created: Created = context.send(request).await?.json()?;
-    if let Some(token) = created.token.as_deref().filter(|t| !t.is_empty()) {
-        crate::redact::register_for_logs([token]);
-    }
+    mask_from_now_on(created.token.as_deref());
     Ok(runner_create::Output {
         id: created.id,
         token: created.token,

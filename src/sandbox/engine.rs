@@ -305,7 +305,6 @@ impl Run {
             ("path", Value::Object(call.path.clone())),
             ("external_url", json!(store.external_url)),
             ("external_host", json!(host)),
-            ("path", Value::Object(call.path.clone())),
         ] {
             run.scope.bind(name, value);
         }

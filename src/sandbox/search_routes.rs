@@ -1,14 +1,16 @@
 //! The sandbox's search (listed in `routes::ROUTES` with its reason). GitLab answers
 //! `GET /search`, `/groups/:id/search` and `/projects/:id/search` from a different
 //! collection per `scope`, over one project, a group's projects (subgroups included) or
-//! every visible project; code (`blobs`) hits are computed from the files' bytes: one hit
-//! per run of matching lines, with a line of context, its first line numbered.
+//! every visible project; code (`blobs`) and wiki (`wiki_blobs`) hits are computed from the
+//! files' and pages' text: one hit per run of matching lines, with a line of context, its
+//! first line numbered. `users` finds people by username or name: a project's or group's
+//! members, or everyone.
 
 use serde_json::{Value, json};
 
 use super::engine::{Answer, Call};
 use super::repository::{file_bytes, files_at};
-use super::store::{Ancestor, Failure, Outcome, Page, Store, get_path, text};
+use super::store::{Ancestor, Failure, Outcome, Page, Store, basic_user, get_path, text};
 
 /// Lines of context GitLab shows around a matching line.
 const CONTEXT: usize = 1;
@@ -28,30 +30,27 @@ fn scope_collections(scope: &str) -> Option<(&'static [&'static str], &'static [
     })
 }
 
-/// Scopes GitLab offers only inside one project.
-const PROJECT_ONLY: &[&str] = &["notes", "commits"];
-
 pub fn search(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     let Some(needle) = call.query.get("search").filter(|s| !s.trim().is_empty()) else {
         return Err(Failure::missing("search"));
     };
     let scope = call.query.get("scope").unwrap_or_default();
     let projects = projects_in(store, call);
-    let in_project = call.project().is_some();
-    let items = if scope == "blobs" {
-        blobs(store, call, &projects, needle)
-    } else {
-        match scope_collections(scope) {
-            Some((collections, fields)) if in_project || !PROJECT_ONLY.contains(&scope) => {
+    let items = match scope {
+        "blobs" => blobs(store, call, &projects, needle),
+        "wiki_blobs" => wiki_blobs(store, &projects, needle),
+        "users" => users(store, call, needle),
+        _ => match scope_collections(scope) {
+            Some((collections, fields)) => {
                 records(store, call, &projects, collections, fields, needle)
             }
-            _ => {
+            None => {
                 return Err(Failure {
                     status: 400,
                     body: json!({"error": "scope does not have a valid value"}),
                 });
             }
-        }
+        },
     };
     Ok(Answer::Page(Page::of(items, call.query)))
 }
@@ -132,7 +131,14 @@ fn records(
                         Some(branches) => branches.iter().any(|b| b == reference.as_str()),
                         None => true,
                     })
-                    .cloned(),
+                    // GitLab's hits name their project, as hits across projects must.
+                    .map(|r| {
+                        let mut hit = r.clone();
+                        if hit.get("project_id").is_none_or(Value::is_null) {
+                            hit["project_id"] = project["id"].clone();
+                        }
+                        hit
+                    }),
             );
         }
     }
@@ -276,6 +282,68 @@ fn blobs(store: &Store, call: &Call<'_>, projects: &[Value], search: &str) -> Ve
         }
     }
     hits
+}
+
+/// Wiki hits: for each page of the projects' wikis whose lines contain the text, one hit
+/// per run of matching lines, as for code; the path is the page's file (`slug.md`).
+fn wiki_blobs(store: &Store, projects: &[Value], needle: &str) -> Vec<Value> {
+    let mut hits = Vec::new();
+    for project in projects {
+        let mut pages: Vec<&Value> = store
+            .all("projects/wikis")
+            .iter()
+            .filter(|p| text(&p["_project_id"]) == text(&project["id"]))
+            .collect();
+        pages.sort_by_key(|p| text(&p["slug"]));
+        for page in pages {
+            let content = text(&page["content"]);
+            let lines: Vec<&str> = content.lines().collect();
+            let matching: Vec<usize> = (0..lines.len())
+                .filter(|&i| contains(lines[i], needle))
+                .collect();
+            let slug = text(&page["slug"]);
+            let path = format!("{slug}.md");
+            for (start, end) in chunks(&matching, lines.len()) {
+                hits.push(json!({
+                    "basename": slug,
+                    "data": lines[start..end].iter().map(|l| format!("{l}\n")).collect::<String>(),
+                    "path": path,
+                    "filename": path,
+                    "id": null,
+                    "ref": "main",
+                    "startline": start + 1,
+                    "project_id": project["id"],
+                }));
+            }
+        }
+    }
+    hits
+}
+
+/// Users whose username or name contains the text: the project's or the group's members
+/// when the search is in one, else every user; by username.
+fn users(store: &Store, call: &Call<'_>, needle: &str) -> Vec<Value> {
+    let members = match call.project() {
+        Some(project) => Some(project["_members"].clone()),
+        None => call
+            .ancestors
+            .iter()
+            .find(|a| a.collection == "groups")
+            .map(|a| a.record["_members"].clone()),
+    };
+    let mut found: Vec<Value> = store
+        .all("users")
+        .iter()
+        .filter(|u| match &members {
+            Some(Value::Array(ids)) => ids.contains(&u["id"]),
+            Some(_) => false,
+            None => true,
+        })
+        .filter(|u| contains(&text(&u["username"]), needle) || contains(&text(&u["name"]), needle))
+        .map(basic_user)
+        .collect();
+    found.sort_by_key(|u| text(&u["username"]));
+    found
 }
 
 /// Runs of lines to show: each matching line with `CONTEXT` lines either side, runs that
