@@ -393,9 +393,11 @@ fn render(cell: &Cell, place: Place) -> String {
             Part::Link { text, url } => {
                 let _ = write!(out, "[{}]({})", inline(text), link_target(url));
             }
+            // `no` in a table too: a blank would read as unknown ("is this thread resolved,
+            // or can it not be?"); a missing value stays blank.
             Part::Flag(value) => out.push_str(match (place, value) {
                 (Place::Table, true) => "✅",
-                (Place::Table, false) => "",
+                (Place::Table, false) => "no",
                 (Place::Card, true) => "yes",
                 (Place::Card, false) => "no",
             }),

@@ -19,6 +19,10 @@ use crate::gitlab::Method;
 pub const VERSION: &str = "18.5.0";
 const REVISION: &str = "4c1f2a9e0b7";
 
+/// The paths `answer` serves in Rust (counted with the hand-written routes), and why.
+pub const ANSWERED: &[&str] = &["/version", "/metadata", "/personal_access_tokens/self"];
+pub const REASON: &str = "Facts of the instance and the token rather than of a collection: the version and edition the sandbox plays (CE or EE) and the scopes of the token the request carries; answered before routing, since instance fitting asks for them first.";
+
 /// Answers `/version`, `/metadata` and `/personal_access_tokens/self`, which are facts of
 /// the instance and the token rather than of any collection.
 pub fn answer(store: &Store, incoming: &Incoming, user: &Value) -> Option<Answer> {

@@ -147,11 +147,14 @@ pub fn data_problems() -> Vec<String> {
 /// The actions whose sandbox behaviour is hand-written Rust, as (action id, route, reason);
 /// every other action is served from data.
 pub fn hand_written() -> Vec<(&'static str, &'static str, &'static str)> {
-    behaviour::all()
-        .filter_map(|(id, behaviour)| {
-            let name = behaviour.route.as_deref()?;
-            let route = routes::ROUTES.iter().find(|r| r.name == name)?;
-            Some((id, route.name, route.reason))
-        })
-        .collect()
+    let routed = behaviour::all().filter_map(|(id, behaviour)| {
+        let name = behaviour.route.as_deref()?;
+        let route = routes::ROUTES.iter().find(|r| r.name == name)?;
+        Some((id, route.name, route.reason))
+    });
+    let instance = crate::catalog::ACTIONS
+        .iter()
+        .filter(|a| a.method == crate::gitlab::Method::Get && instance::ANSWERED.contains(&a.path))
+        .map(|a| (a.id, "instance", instance::REASON));
+    routed.chain(instance).collect()
 }

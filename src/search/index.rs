@@ -620,7 +620,7 @@ impl Index {
         }
         let covered: Vec<String> = self.domains.iter().map(|d| title(*d)).collect();
         let mut sentence = format!(
-            "No action manages {}; the catalog covers {}.",
+            "No action manages “{}”; the catalog covers {}.",
             unknown.join(" "),
             covered.join(", ")
         );

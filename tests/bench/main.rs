@@ -91,6 +91,13 @@ fn main() {
         ]);
     }
 
+    report.section("Catalog");
+    report.line(&catalog_counts());
+    let (median, p90, max, total) = find_answer_bytes();
+    report.line(&format!(
+        "`gitlab_find_action` answer (text + structuredContent, default limit) over the {total} known requests: median {median} B, p90 {p90} B, max {max} B."
+    ));
+
     report.section(
         "Per-call overhead over the upstream (median of 200 calls, `merge_request.list`, 20 items)",
     );
@@ -124,15 +131,16 @@ fn main() {
 
     print!("{}", report.text);
     if write {
-        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`), `cargo bench --bench load -- --write`, `.ci/scale-rehearsal --write`, `.ci/bench-build` and `.ci/bench-quickstart` write the side-by-side, HTTP load, scale, release-build and quick-start sections it appends.\n";
+        let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`; it also writes the four-task sessions), `cargo bench --bench load -- --write`, `.ci/scale-rehearsal --write`, `.ci/bench-build` and `.ci/bench-quickstart` write the side-by-side, HTTP load, scale, release-build and quick-start sections it appends.\n";
         let extra = |name: &str| {
             std::fs::read_to_string(format!("{}/target/{name}", env!("CARGO_MANIFEST_DIR")))
                 .unwrap_or_default()
         };
         let text = format!(
-            "{header}{}{}{}{}{}{}",
+            "{header}{}{}{}{}{}{}{}",
             report.text,
             extra("side-by-side.md"),
+            extra("sessions.md"),
             extra("load.md"),
             extra("scale.md"),
             extra("bench-build.md"),
@@ -445,6 +453,55 @@ impl Measured {
             self.total,
         )
     }
+}
+
+/// Actions per domain and the share whose sandbox behaviour is hand-written Rust.
+fn catalog_counts() -> String {
+    let actions = gitlab_mcp::catalog::ACTIONS;
+    let mut domains: Vec<(&str, usize)> = Vec::new();
+    for action in actions {
+        match domains.iter_mut().find(|(d, _)| *d == action.domain) {
+            Some((_, count)) => *count += 1,
+            None => domains.push((action.domain, 1)),
+        }
+    }
+    domains.sort();
+    let per_domain: Vec<String> = domains.iter().map(|(d, n)| format!("{d} {n}")).collect();
+    let hand_written = gitlab_mcp::sandbox::hand_written().len();
+    format!(
+        "{} actions in {} domains: {}. Sandbox behaviour in hand-written Rust: {hand_written} of {} actions ({:.1}%); every other action is served from data.",
+        actions.len(),
+        domains.len(),
+        per_domain.join(", "),
+        actions.len(),
+        hand_written as f64 * 100.0 / actions.len() as f64
+    )
+}
+
+/// Median, p90 and largest `gitlab_find_action` answer over the known requests at the
+/// default limit, as the dynamic surface sends it, and how many requests.
+fn find_answer_bytes() -> (usize, usize, usize, usize) {
+    let index = gitlab_mcp::search::Index::new(&gitlab_mcp::policy::Policy::default());
+    let mut sizes: Vec<usize> = Vec::new();
+    for (_, text) in request_files("actions/requests", |_| true) {
+        for known in gitlab_mcp::search::parse_requests(&text) {
+            let outcome = gitlab_mcp::surfaces::find(
+                &index,
+                &gitlab_mcp::search::FindRequest {
+                    query: known.request.to_owned(),
+                    limit: gitlab_mcp::search::DEFAULT_LIMIT,
+                    explain: false,
+                },
+            );
+            let structured = outcome
+                .structured
+                .map_or(0, |s| serde_json::to_string(&s).unwrap_or_default().len());
+            sizes.push(outcome.text.len() + structured);
+        }
+    }
+    sizes.sort_unstable();
+    let at = |q: f64| sizes[((sizes.len() as f64 - 1.0) * q) as usize];
+    (at(0.5), at(0.9), sizes[sizes.len() - 1], sizes.len())
 }
 
 /// Precision and latency over each writer's requests (`actions/requests/writer*.tsv`),

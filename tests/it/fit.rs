@@ -96,6 +96,38 @@ async fn the_community_edition_hides_every_paid_tier() {
     );
     for surface in ["individual", "meta", "dynamic"] {
         let ce = client(&[("TOOL_SURFACE", surface), ("GITLAB_SANDBOX_EDITION", "ce")]).await;
+        let tools = ce.list_all_tools().await.unwrap();
+        assert_not_offered(
+            surface,
+            &tools,
+            ACTIONS.iter().filter(|a| a.requires.tier > Tier::Free),
+        );
+        if surface == "dynamic" {
+            // Find never offers what execute would refuse: a request in a paid action's
+            // own words finds only what CE runs, and executing the paid one is refused.
+            let found = ce
+                .call_tool(
+                    CallToolRequestParams::new("gitlab_find_action").with_arguments(args(
+                        json!({"query": "list the wiki pages of group acme", "limit": 20}),
+                    )),
+                )
+                .await
+                .unwrap();
+            let hits = found.structured_content.unwrap();
+            for hit in hits["results"].as_array().unwrap() {
+                let id = hit["id"].as_str().unwrap();
+                assert!(!paid.contains(&id), "find offered {id} on CE");
+            }
+            let refused = ce
+                .call_tool(
+                    CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(
+                        json!({"action": "wiki.group_list", "params": {"group_id": "acme"}}),
+                    )),
+                )
+                .await
+                .unwrap();
+            assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+        }
         let manifest = ce
             .read_resource(ReadResourceRequestParams::new("gitlab://tools"))
             .await

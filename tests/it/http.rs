@@ -657,6 +657,43 @@ async fn no_token_reaches_the_log() {
     }
 }
 
+/// A token GitLab creates is shown once, in its result, and masked in the log from then
+/// on: a later request that carries it (a search for it) is logged without it.
+#[tokio::test]
+async fn a_token_gitlab_creates_never_reaches_the_log() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[("GITLAB_MCP_LOG", "debug")]);
+    let mut created = Vec::new();
+    for id in [
+        "deploy_key.token_create",
+        "access_token.project_create",
+        "runner.create",
+    ] {
+        let action = gitlab_mcp::catalog::ACTIONS
+            .iter()
+            .find(|a| a.id == id)
+            .unwrap();
+        let example: Value = serde_json::from_str(action.example).unwrap();
+        let reply = post(&server.endpoint, &[ALICE], &call(id, example)).await;
+        let token = reply.body["result"]["structuredContent"]["token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id} shows no token: {}", reply.body))
+            .to_owned();
+        let search = call("search.global", json!({"search": token, "scope": "issues"}));
+        let reply = post(&server.endpoint, &[ALICE], &search).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        created.push(token);
+    }
+    let log = server.log();
+    assert!(
+        log.matches("path=/search?").count() >= created.len(),
+        "each search is logged with its query: {log}"
+    );
+    for token in created {
+        assert!(!log.contains(&token), "{token} is in the log:\n{log}");
+    }
+}
+
 #[tokio::test]
 async fn protocol_2026_is_served_statelessly_too() {
     let gitlab = Sandbox::start_local().await.unwrap();

@@ -322,7 +322,7 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let found = find("list the vulnerabilities");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
-        missing.starts_with("No action manages vulnerabilities; the catalog covers"),
+        missing.starts_with("No action manages “vulnerabilities”; the catalog covers"),
         "{missing}"
     );
     // Over MCP, the same sentence is in the find answer's text.
@@ -336,7 +336,7 @@ fn requests_for_what_the_catalog_lacks_say_so() {
         },
     );
     assert!(
-        outcome.text.contains("No action manages vulnerabilities"),
+        outcome.text.contains("No action manages “vulnerabilities”"),
         "{}",
         outcome.text
     );

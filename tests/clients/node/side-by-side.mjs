@@ -173,6 +173,12 @@ try {
     "",
   ];
   writeFileSync(path.join(root, "target/sessions.md"), sessionReport.join("\n"));
+  // Issue 8's target: the default surface costs no more than meta for the same session.
+  const total = (surface) => Number(sessionLines.find((l) => l.startsWith(`| ${surface} |`)).split("|").at(-2));
+  if (total("dynamic") > total("meta")) {
+    console.error(`the dynamic surface's session (${total("dynamic")} B) costs more than meta's (${total("meta")} B)`);
+    process.exitCode = 1;
+  }
   if (!process.argv.includes("--sessions")) await sideBySide();
 } finally {
   sandbox.child.kill();
