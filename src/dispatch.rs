@@ -370,7 +370,15 @@ impl Dispatcher {
             let result = graphql_result(context, action, &plan.request).await?;
             return graphql_decode(action, &plan.args, &plan.request, result);
         }
-        let response = context.send(plan.request.clone()).await?;
+        let response = match context.send(plan.request.clone()).await {
+            // 304: GitLab changed nothing because it is already so (subscribing twice).
+            // What the change acts on, read as it is, is the answer: the state asked for.
+            Err(error) if error.kind == ErrorKind::Unchanged => match plan.request.subject() {
+                Some(subject) => context.send(subject).await?,
+                None => return Err(error.into()),
+            },
+            sent => sent?,
+        };
         Ok(decode(action, &plan.args, &response)?)
     }
 

@@ -212,7 +212,7 @@ impl GitlabError {
                 self.detail
             ),
             ErrorKind::Unchanged => format!(
-                "GitLab changed nothing{status}: it is already so (already subscribed, for example). There is nothing to do."
+                "GitLab changed nothing{status}: it is already so (already subscribed, or already unsubscribed). There is nothing to do."
             ),
             ErrorKind::UnsafePath => format!(
                 "The value {} cannot be used in a URL path (empty, `.` or `..`). Nothing was sent; pass the real name.",

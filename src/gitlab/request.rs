@@ -439,6 +439,25 @@ impl Request {
         self
     }
 
+    /// A GET of what a state change acts on: the path without its last literal segment
+    /// (`/projects/1/labels/bug` for `/projects/1/labels/bug/subscribe`), without query or
+    /// body. None when the path does not end in a literal after a parameter.
+    pub fn subject(&self) -> Option<Request> {
+        let (last, rest) = self.segments.split_last()?;
+        if !matches!(last, Segment::Literal(_)) || !matches!(rest.last(), Some(Segment::Param(_))) {
+            return None;
+        }
+        Some(Request {
+            method: Method::Get,
+            segments: rest.to_vec(),
+            query: Vec::new(),
+            body: Map::new(),
+            upload: None,
+            raw: false,
+            api: Api::Rest,
+        })
+    }
+
     /// A GET of the path up to and including the literal segment `literal`, without
     /// query or body: the collection a path parameter is looked up in.
     pub fn collection_of(&self, literal: &str) -> Option<Request> {

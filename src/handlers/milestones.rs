@@ -87,7 +87,7 @@ const NO_MILESTONE: &[&str] = &["none", "0", ""];
 
 /// `issue.create`, `.update`, `merge_request.create`, `.update`: the milestone given as
 /// people give it (`milestone`: `v1.4`, `%v1.4`, `4`; `none` takes it off) is looked up
-/// among the project's milestones and its group's, and sent as GitLab's `milestone_id`.
+/// and sent as GitLab's `milestone_id`.
 pub async fn in_body(
     context: &Context,
     action: &'static Action,
@@ -95,25 +95,75 @@ pub async fn in_body(
 ) -> Result<Value, ActionError> {
     let mut request = plan.request.clone();
     if let Some(written) = plan.args.get("milestone").and_then(Value::as_str) {
+        if plan.args.contains_key("milestone_id") {
+            return Err(ActionError::InvalidParams(
+                "Give the milestone once: `milestone` (its title or number) or `milestone_id` \
+                 (its global id), not both."
+                    .into(),
+            ));
+        }
         let id = if NO_MILESTONE.contains(&written.trim().to_lowercase().as_str()) {
             0
         } else {
-            let project = plan
-                .args
-                .get("project_id")
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-                .unwrap_or_default();
-            let milestones = Request::new(Method::Get)
-                .at("/projects/{project_id}/milestones", &[&project.as_str()])
-                .query("include_ancestors", "true");
-            resolve(context, milestones, written)
-                .await?
-                .ok_or_else(|| not_found(plan, written))?
+            project_milestone(context, plan, written).await?
         };
         request = request.body("milestone_id", &id);
     }
     let response = context.send(request).await?;
     Ok(decode(action, &plan.args, &response)?)
+}
+
+/// The id of the milestone `written` names for the project of `plan`: a number is the
+/// project milestone's IID; a title (or a number no IID has) is looked up among the
+/// project's milestones and its groups' (`include_ancestors`, with which GitLab ignores
+/// `iids[]`, so the two are asked apart), then in the project's own group for a GitLab
+/// that does not read `include_ancestors`.
+async fn project_milestone(
+    context: &Context,
+    plan: &Plan,
+    written: &str,
+) -> Result<i64, ActionError> {
+    let project = plan
+        .args
+        .get("project_id")
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+        .unwrap_or_default();
+    let milestones =
+        Request::new(Method::Get).at("/projects/{project_id}/milestones", &[&project.as_str()]);
+    let title = match parse(written) {
+        Reference::Number(number) => {
+            let by_iid = milestones.clone().query("iids[]", &number);
+            if let Some(id) = first_id(context, by_iid).await? {
+                return Ok(id);
+            }
+            number
+        }
+        Reference::Title(title) => title,
+    };
+    let inherited = milestones
+        .query("include_ancestors", "true")
+        .query("title", &title);
+    if let Some(id) = first_id(context, inherited).await? {
+        return Ok(id);
+    }
+    let owner = Request::new(Method::Get).at("/projects/{project_id}", &[&project.as_str()]);
+    let owner: Value = context.send(owner).await?.value()?;
+    let group = (owner["namespace"]["kind"] == "group")
+        .then(|| owner["namespace"]["full_path"].as_str().map(str::to_owned))
+        .flatten();
+    if let Some(group) = group {
+        let in_group = Request::new(Method::Get)
+            .at("/groups/{group_id}/milestones", &[&group.as_str()])
+            .query("include_ancestors", "true")
+            .query("title", &title);
+        if let Some(id) = first_id(context, in_group).await? {
+            return Ok(id);
+        }
+    }
+    Err(ActionError::InvalidParams(format!(
+        "No milestone `{written}` in {project} or its groups (looked up by its number and by \
+         its title); `milestone.list` and `milestone.group_list` show them."
+    )))
 }
 
 /// Resolves the milestone reference of `plan`'s path, then runs the action's request.

@@ -140,6 +140,10 @@ pub struct Binding {
     /// Bind every match (a list) instead of the first.
     #[serde(default)]
     pub all: bool,
+    /// Look in the whole collection, not only under the path's records (a group's
+    /// milestone named from a project).
+    #[serde(default)]
+    pub anywhere: bool,
     /// Only look when this condition holds; otherwise the name is null.
     #[serde(default)]
     pub when: Option<Value>,

@@ -519,7 +519,16 @@ impl Run {
                 .find(collection, &call.ancestors, &text(&key))
                 .unwrap_or(Value::Null);
         }
-        let mut found = self.chosen(store, call, collection, &binding.filter);
+        let mut found = if binding.anywhere {
+            store
+                .all(collection)
+                .iter()
+                .filter(|r| self.scope.selects(store, r, &binding.filter))
+                .cloned()
+                .collect()
+        } else {
+            self.chosen(store, call, collection, &binding.filter)
+        };
         if let Some(order) = &binding.order {
             let field = order.trim_start_matches('-');
             found.sort_by(|a, b| super::store::compare(a.get(field), b.get(field)));

@@ -649,7 +649,15 @@ const TIME_UNITS: &[(&str, i64)] = &[
 /// `1w 2d 3h 30m` (spaces optional) in seconds; `None` when it is not a duration. A number
 /// without a unit counts hours, as GitLab reads `3`.
 pub fn parse_duration(text: &str) -> Option<i64> {
-    let mut rest = text.trim();
+    let text = text.trim();
+    // Time spent may be taken off (`-30m`); an estimate's behaviour refuses a negative one.
+    if let Some(positive) = text.strip_prefix('-') {
+        if positive.starts_with('-') {
+            return None;
+        }
+        return parse_duration(positive).map(|seconds| -seconds);
+    }
+    let mut rest = text;
     let mut total = 0;
     let mut seen = false;
     while !rest.is_empty() {
@@ -752,7 +760,8 @@ mod tests {
         assert_eq!(parse_duration("1mo"), Some(4 * 5 * 8 * 3600));
         assert_eq!(parse_duration("3"), Some(3 * 3600));
         assert_eq!(parse_duration("soon"), None);
-        assert_eq!(parse_duration("-1h"), None);
+        assert_eq!(parse_duration("-1h"), Some(-3600));
+        assert_eq!(parse_duration("--1h"), None);
         assert_eq!(parse_duration(""), None);
         assert_eq!(human_time(12 * 3600), "1d 4h");
         assert_eq!(human_time((5 + 2) * 8 * 3600), "1w 2d");

@@ -271,3 +271,178 @@ async fn a_diff_version_keeps_every_file_listed_and_budgets_the_patch() {
         .await;
     assert!(missing.text.contains("Not Found"), "{}", missing.text);
 }
+
+#[tokio::test]
+async fn a_milestone_is_given_as_people_name_it() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let milestone_of = |outcome: &gitlab_mcp::dispatch::Outcome| {
+        assert!(!outcome.is_error, "{}", outcome.text);
+        outcome.structured.as_ref().unwrap()["milestone"]["title"].clone()
+    };
+    for (given, title) in [
+        ("v1.3", "v1.3"),       // the project's, by title
+        ("%v1.5", "v1.5"),      // with GitLab's sigil
+        ("4", "v1.4"),          // by its number (IID), not its global id
+        ("Q3 2025", "Q3 2025"), // the project's group's
+    ] {
+        let outcome = dispatcher
+            .call(
+                "issue.update",
+                args(
+                    json!({"project_id": "acme/platform/api", "issue_iid": 17, "milestone": given}),
+                ),
+                false,
+            )
+            .await;
+        assert_eq!(milestone_of(&outcome), title, "{given}");
+    }
+    let cleared = dispatcher
+        .call(
+            "merge_request.update",
+            args(json!({"project_id": "acme/platform/api", "merge_request_iid": 42, "milestone": "none"})),
+            false,
+        )
+        .await;
+    assert!(!cleared.is_error, "{}", cleared.text);
+    assert!(cleared.structured.unwrap().get("milestone").is_none());
+    let unknown = dispatcher
+        .call(
+            "issue.create",
+            args(json!({"project_id": "acme/platform/api", "title": "x", "milestone": "v9.9"})),
+            false,
+        )
+        .await;
+    assert!(unknown.is_error);
+    assert!(
+        unknown.text.contains("No milestone `v9.9`"),
+        "{}",
+        unknown.text
+    );
+    assert!(
+        unknown.text.contains("`milestone.list`"),
+        "{}",
+        unknown.text
+    );
+}
+
+#[tokio::test]
+async fn time_spent_is_added_and_taken_off_but_never_below_zero() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let add = |duration: &str| {
+        args(json!({"project_id": "acme/platform/api", "issue_iid": 12, "duration": duration}))
+    };
+    let more = dispatcher
+        .call("issue.time_spent_add", add("1h30m"), false)
+        .await;
+    assert_eq!(
+        more.structured.unwrap()["total_time_spent"],
+        3 * 3600 + 5400
+    );
+    let less = dispatcher
+        .call("issue.time_spent_add", add("-30m"), false)
+        .await;
+    assert!(!less.is_error, "{}", less.text);
+    assert_eq!(less.structured.unwrap()["total_time_spent"], 4 * 3600);
+    let refused = dispatcher
+        .call("issue.time_spent_add", add("-9h"), false)
+        .await;
+    assert!(refused.is_error);
+    assert!(
+        refused.text.contains("exceeds the total time spent"),
+        "{}",
+        refused.text
+    );
+    let reset = dispatcher
+        .call(
+            "issue.time_spent_reset",
+            args(json!({"project_id": "acme/platform/api", "issue_iid": 12, "confirm": true})),
+            false,
+        )
+        .await;
+    assert!(reset.text.contains("**Time spent**: 0s"), "{}", reset.text);
+}
+
+#[tokio::test]
+async fn one_draft_is_published_and_the_others_wait() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let on_42 = json!({"project_id": "acme/platform/api", "merge_request_iid": 42});
+    let drafts = |d: &gitlab_mcp::dispatch::Outcome| {
+        d.structured.as_ref().unwrap()["draft_notes"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = dispatcher
+        .call("merge_request.draft_note_list", args(on_42.clone()), false)
+        .await;
+    let published = dispatcher
+        .call(
+            "merge_request.draft_note_publish",
+            args(json!({"project_id": "acme/platform/api", "merge_request_iid": 42, "draft_note_id": 71})),
+            false,
+        )
+        .await;
+    assert!(!published.is_error, "{}", published.text);
+    let after = dispatcher
+        .call("merge_request.draft_note_list", args(on_42.clone()), false)
+        .await;
+    assert_eq!(drafts(&after), drafts(&before) - 1);
+    let notes = dispatcher
+        .call("merge_request.note_list", args(on_42), false)
+        .await;
+    assert!(notes.text.contains("RATE_LIMIT_WINDOW"), "{}", notes.text);
+}
+
+#[tokio::test]
+async fn only_ones_own_reaction_is_taken_back() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let remove = |award_id: i64| {
+        args(
+            json!({"project_id": "acme/platform/api", "issue_iid": 12, "award_id": award_id, "confirm": true}),
+        )
+    };
+    // 910001 is bob's thumbs up.
+    let refused = dispatcher
+        .call("issue.reaction_remove", remove(910001), false)
+        .await;
+    assert!(refused.is_error, "{}", refused.text);
+    let mine = dispatcher
+        .call("issue.reaction_remove", remove(910004), false)
+        .await;
+    assert!(!mine.is_error, "{}", mine.text);
+    let listed = dispatcher
+        .call(
+            "issue.reaction_list",
+            args(json!({"project_id": "acme/platform/api", "issue_iid": 12})),
+            false,
+        )
+        .await;
+    let reactions = listed.structured.unwrap()["reactions"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(reactions, 3);
+}
+
+/// GitLab answers 304 when a subscription is already so; the answer is the state asked for,
+/// read back, not a failure.
+#[tokio::test]
+async fn subscribing_twice_answers_the_subscription_as_it_is() {
+    let (dispatcher, _sandbox) = dispatcher(Policy::default()).await;
+    let label = json!({"group_id": "acme/platform", "label_id": "team::platform"});
+    for _ in 0..2 {
+        let outcome = dispatcher
+            .call("label.group_subscribe", args(label.clone()), false)
+            .await;
+        assert!(!outcome.is_error, "{}", outcome.text);
+        assert_eq!(outcome.structured.unwrap()["subscribed"], true);
+    }
+    let issue = json!({"project_id": "acme/platform/api", "issue_iid": 12});
+    for _ in 0..2 {
+        let outcome = dispatcher
+            .call("issue.unsubscribe", args(issue.clone()), false)
+            .await;
+        assert!(!outcome.is_error, "{}", outcome.text);
+        assert_eq!(outcome.structured.unwrap()["subscribed"], false);
+    }
+}
