@@ -41,6 +41,9 @@ pub struct Examples {
     profiles: HashMap<String, Vec<(u32, u32)>>,
     /// Each action's terms in all its requests.
     profile_lengths: Vec<u32>,
+    /// Term → (action, the term's BM25 weight in the action's profile), computed once for
+    /// searches that leave no request out.
+    profile_weights: HashMap<String, Vec<(u32, f64)>>,
 }
 
 /// An action's evidence from the known requests.
@@ -135,14 +138,26 @@ impl Examples {
                     .push((action as u32, *count));
             }
         }
-        Self {
+        let mut examples = Self {
             requests,
             asked,
             action_count,
             postings,
             profiles,
             profile_lengths,
-        }
+            profile_weights: HashMap::new(),
+        };
+        examples.profile_weights = examples
+            .profiles
+            .keys()
+            .map(|term| {
+                (
+                    term.clone(),
+                    examples.profile_postings(term, &examples.profile_lengths, &HashMap::new()),
+                )
+            })
+            .collect();
+        examples
     }
 
     /// Whether some known request asks for the action (lexicon action id).
@@ -242,45 +257,66 @@ impl Examples {
     /// ask for it), without `unseen`'s lines. Nearest requests alone follow one writer's
     /// phrasing; a profile pools every word people used for the action.
     fn profile_scores(&self, query_terms: &[String], unseen: Option<&str>) -> Vec<f64> {
+        let mut scores = vec![0.0f64; self.action_count];
+        let Some(unseen) = unseen else {
+            for term in query_terms {
+                for &(action, weight) in self.profile_weights.get(term).into_iter().flatten() {
+                    scores[action as usize] += weight;
+                }
+            }
+            return scores;
+        };
         // Measuring on a known request, its own words leave its actions' profiles.
-        let unseen_terms = unseen.map(terms).unwrap_or_default();
+        let unseen_terms = terms(unseen);
         let mut removed: HashMap<(usize, &str), u32> = HashMap::new();
         let mut lengths = self.profile_lengths.clone();
-        if let Some(unseen) = unseen {
-            for (_, actions) in self.requests.iter().filter(|(text, _)| *text == unseen) {
-                for &action in actions {
-                    lengths[action] -= unseen_terms.len() as u32;
-                    for term in &unseen_terms {
-                        *removed.entry((action, term.as_str())).or_default() += 1;
-                    }
+        for (_, actions) in self.requests.iter().filter(|(text, _)| *text == unseen) {
+            for &action in actions {
+                lengths[action] -= unseen_terms.len() as u32;
+                for term in &unseen_terms {
+                    *removed.entry((action, term.as_str())).or_default() += 1;
                 }
             }
         }
-        let profiles = lengths.iter().filter(|l| **l > 0).count() as f64;
-        let average = lengths.iter().map(|l| f64::from(*l)).sum::<f64>() / profiles.max(1.0);
-        let mut scores = vec![0.0f64; self.action_count];
         for term in query_terms {
-            let Some(list) = self.profiles.get(term) else {
-                continue;
-            };
-            let counts: Vec<(usize, f64)> = list
-                .iter()
-                .map(|&(action, count)| {
-                    let action = action as usize;
-                    let gone = removed.get(&(action, term.as_str())).copied().unwrap_or(0);
-                    (action, f64::from(count - gone))
-                })
-                .filter(|(_, count)| *count > 0.0)
-                .collect();
-            let with = counts.len() as f64;
-            let idf = (1.0 + (profiles - with + 0.5) / (with + 0.5)).ln();
-            for (action, count) in counts {
-                let relative_length = f64::from(lengths[action]) / average.max(1.0);
-                let norm = K1 * (1.0 - B + B * relative_length);
-                scores[action] += idf * count * (K1 + 1.0) / (count + norm);
+            for (action, weight) in self.profile_postings(term, &lengths, &removed) {
+                scores[action as usize] += weight;
             }
         }
         scores
+    }
+
+    /// The BM25 weight of `term` in each action's profile, with `lengths` and without the
+    /// counts `removed`.
+    fn profile_postings(
+        &self,
+        term: &str,
+        lengths: &[u32],
+        removed: &HashMap<(usize, &str), u32>,
+    ) -> Vec<(u32, f64)> {
+        let Some(list) = self.profiles.get(term) else {
+            return Vec::new();
+        };
+        let profiles = lengths.iter().filter(|l| **l > 0).count() as f64;
+        let average = lengths.iter().map(|l| f64::from(*l)).sum::<f64>() / profiles.max(1.0);
+        let counts: Vec<(u32, f64)> = list
+            .iter()
+            .map(|&(action, count)| {
+                let gone = removed.get(&(action as usize, term)).copied().unwrap_or(0);
+                (action, f64::from(count - gone))
+            })
+            .filter(|(_, count)| *count > 0.0)
+            .collect();
+        let with = counts.len() as f64;
+        let idf = (1.0 + (profiles - with + 0.5) / (with + 0.5)).ln();
+        counts
+            .into_iter()
+            .map(|(action, count)| {
+                let relative_length = f64::from(lengths[action as usize]) / average.max(1.0);
+                let norm = K1 * (1.0 - B + B * relative_length);
+                (action, idf * count * (K1 + 1.0) / (count + norm))
+            })
+            .collect()
     }
 }
 
