@@ -121,6 +121,15 @@ pub struct ResourceRef {
 }
 
 impl Outcome {
+    /// What a model reads of it: the Markdown's bytes and the structured result's JSON.
+    pub fn bytes(&self) -> usize {
+        let structured = self
+            .structured
+            .as_ref()
+            .map_or(0, |s| serde_json::to_string(s).map_or(0, |json| json.len()));
+        self.text.len() + structured
+    }
+
     pub fn error(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),

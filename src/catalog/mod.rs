@@ -18,7 +18,7 @@ pub use args::{
 };
 pub use conform::{conform, strip_content_only};
 pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
-pub use template::{fill, fill_uri};
+pub use template::{arg_text, fill, fill_uri};
 pub use vocabulary::{ActionVocabulary, DomainVocabulary, Vocabulary, WordList};
 
 use crate::gitlab::{Method, Request, WireValue};

@@ -8,18 +8,19 @@ use crate::gitlab::encode_component;
 
 /// `Merge requests in {project_id}` → `Merge requests in acme/api`.
 pub fn fill(template: &str, args: &Args) -> String {
-    crate::text::fill_placeholders(template, |name| value(args, name))
+    crate::text::fill_placeholders(template, |name| arg_text(args, name))
 }
 
 /// A `gitlab://` URI template, by RFC 6570 simple expansion: every character outside
 /// `A-Z a-z 0-9 - . _ ~` of a value is percent-encoded.
 pub fn fill_uri(template: &str, args: &Args) -> String {
     crate::text::fill_placeholders(template, |name| {
-        value(args, name).map(|text| encode_component(&text))
+        arg_text(args, name).map(|text| encode_component(&text))
     })
 }
 
-fn value(args: &Args, name: &str) -> Option<String> {
+/// An argument's value as text, as placeholders show it (a string without its quotes).
+pub fn arg_text(args: &Args, name: &str) -> Option<String> {
     Some(match args.get(name)? {
         Value::String(text) => text.clone(),
         other => other.to_string(),

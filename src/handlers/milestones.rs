@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::catalog::{Action, Plan};
+use crate::catalog::{Action, Plan, arg_text};
 use crate::dispatch::{ActionError, Context, decode};
 use crate::gitlab::{Method, Request};
 
@@ -67,11 +67,8 @@ async fn resolve(
 
 /// The not-found answer for `written` in the project or group of `plan`.
 fn not_found(plan: &Plan, written: &str) -> ActionError {
-    let owner = plan
-        .args
-        .get("project_id")
-        .or_else(|| plan.args.get("group_id"))
-        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+    let owner = arg_text(&plan.args, "project_id")
+        .or_else(|| arg_text(&plan.args, "group_id"))
         .unwrap_or_default();
     ActionError::NotFound {
         kind: "Milestone",
@@ -123,11 +120,7 @@ async fn project_milestone(
     plan: &Plan,
     written: &str,
 ) -> Result<i64, ActionError> {
-    let project = plan
-        .args
-        .get("project_id")
-        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-        .unwrap_or_default();
+    let project = arg_text(&plan.args, "project_id").unwrap_or_default();
     let milestones =
         Request::new(Method::Get).at("/projects/{project_id}/milestones", &[&project.as_str()]);
     let title = match parse(written) {

@@ -519,16 +519,12 @@ impl Run {
                 .find(collection, &call.ancestors, &text(&key))
                 .unwrap_or(Value::Null);
         }
-        let mut found = if binding.anywhere {
-            store
-                .all(collection)
-                .iter()
-                .filter(|r| self.scope.selects(store, r, &binding.filter))
-                .cloned()
-                .collect()
+        let ancestors: &[Ancestor] = if binding.anywhere {
+            &[]
         } else {
-            self.chosen(store, call, collection, &binding.filter)
+            &call.ancestors
         };
+        let mut found = self.chosen(store, ancestors, collection, &binding.filter);
         if let Some(order) = &binding.order {
             let field = order.trim_start_matches('-');
             found.sort_by(|a, b| super::store::compare(a.get(field), b.get(field)));
@@ -604,7 +600,7 @@ impl Run {
             let Some(collection) = collection else {
                 continue;
             };
-            let chosen = self.chosen(store, call, collection, &effect.filter);
+            let chosen = self.chosen(store, &call.ancestors, collection, &effect.filter);
             let mut made = Vec::new();
             for current in chosen {
                 let mut inner = self.scope.clone();
@@ -649,7 +645,7 @@ impl Run {
             }
         }
         if let Some(collection) = &effect.delete_all {
-            let chosen = self.chosen(store, call, collection, &effect.filter);
+            let chosen = self.chosen(store, &call.ancestors, collection, &effect.filter);
             for record in chosen {
                 store.remove(collection, &record);
             }
@@ -658,16 +654,17 @@ impl Run {
 }
 
 impl Run {
-    /// The records of a collection, under the path's records, passing `filter`.
+    /// The records of a collection, under `ancestors` (the path's records, or none for the
+    /// whole collection), passing `filter`.
     fn chosen(
         &self,
         store: &Store,
-        call: &Call<'_>,
+        ancestors: &[Ancestor],
         collection: &str,
         filter: &Map<String, Value>,
     ) -> Vec<Value> {
         store
-            .scoped(collection, &call.ancestors)
+            .scoped(collection, ancestors)
             .into_iter()
             .filter(|r| self.scope.selects(store, r, filter))
             .cloned()

@@ -260,25 +260,18 @@ fn blobs(store: &Store, call: &Call<'_>, projects: &[Value], search: &str) -> Ve
                     .filter(|&i| contains(lines[i], &query.term))
                     .collect()
             };
-            for (start, end) in chunks(&matching, lines.len()) {
-                let name = path.rsplit('/').next().unwrap_or(&path);
-                let basename = match path.rsplit_once('.') {
-                    Some((stem, _)) if !name.starts_with('.') || name.matches('.').count() > 1 => {
-                        stem
-                    }
-                    _ => &path,
-                };
-                hits.push(json!({
-                    "basename": basename,
-                    "data": lines[start..end].iter().map(|l| format!("{l}\n")).collect::<String>(),
-                    "path": path,
-                    "filename": path,
-                    "id": null,
-                    "ref": reference,
-                    "startline": start + 1,
-                    "project_id": project["id"],
-                }));
-            }
+            let name = path.rsplit('/').next().unwrap_or(&path);
+            let basename = match path.rsplit_once('.') {
+                Some((stem, _)) if !name.starts_with('.') || name.matches('.').count() > 1 => stem,
+                _ => &path,
+            };
+            let at = Place {
+                path: &path,
+                basename,
+                reference: &reference,
+                project: &project["id"],
+            };
+            hits.extend(line_hits(&lines, &matching, &at));
         }
     }
     hits
@@ -302,19 +295,13 @@ fn wiki_blobs(store: &Store, projects: &[Value], needle: &str) -> Vec<Value> {
                 .filter(|&i| contains(lines[i], needle))
                 .collect();
             let slug = text(&page["slug"]);
-            let path = format!("{slug}.md");
-            for (start, end) in chunks(&matching, lines.len()) {
-                hits.push(json!({
-                    "basename": slug,
-                    "data": lines[start..end].iter().map(|l| format!("{l}\n")).collect::<String>(),
-                    "path": path,
-                    "filename": path,
-                    "id": null,
-                    "ref": "main",
-                    "startline": start + 1,
-                    "project_id": project["id"],
-                }));
-            }
+            let at = Place {
+                path: &format!("{slug}.md"),
+                basename: &slug,
+                reference: "main",
+                project: &project["id"],
+            };
+            hits.extend(line_hits(&lines, &matching, &at));
         }
     }
     hits
@@ -344,6 +331,34 @@ fn users(store: &Store, call: &Call<'_>, needle: &str) -> Vec<Value> {
         .collect();
     found.sort_by_key(|u| text(&u["username"]));
     found
+}
+
+/// Where a file's or page's hits are: GitLab's `path`, `basename`, `ref` and project.
+struct Place<'a> {
+    path: &'a str,
+    basename: &'a str,
+    reference: &'a str,
+    project: &'a Value,
+}
+
+/// One hit per run of matching lines (`chunks`), as GitLab's basic search answers for code
+/// and wiki pages alike.
+fn line_hits(lines: &[&str], matching: &[usize], at: &Place<'_>) -> Vec<Value> {
+    chunks(matching, lines.len())
+        .into_iter()
+        .map(|(start, end)| {
+            json!({
+                "basename": at.basename,
+                "data": lines[start..end].iter().map(|l| format!("{l}\n")).collect::<String>(),
+                "path": at.path,
+                "filename": at.path,
+                "id": null,
+                "ref": at.reference,
+                "startline": start + 1,
+                "project_id": at.project,
+            })
+        })
+        .collect()
 }
 
 /// Runs of lines to show: each matching line with `CONTEXT` lines either side, runs that

@@ -39,11 +39,41 @@ pub struct Examples {
     postings: HashMap<String, Vec<(u32, f64)>>,
     /// Every action's requests as one text: term → (action, count of the term in it).
     profiles: HashMap<String, Vec<(u32, u32)>>,
-    /// Each action's terms in all its requests.
-    profile_lengths: Vec<u32>,
+    /// How long each action's profile is.
+    profile_lengths: Lengths,
     /// Term → (action, the term's BM25 weight in the action's profile), computed once for
     /// searches that leave no request out.
     profile_weights: HashMap<String, Vec<(u32, f64)>>,
+}
+
+/// The lengths of a set of texts (requests, or profiles) in terms, as BM25 weighs them.
+struct Lengths {
+    each: Vec<u32>,
+    /// The average length of the texts that have any.
+    average: f64,
+    /// How many texts have any terms.
+    texts: f64,
+}
+
+impl Lengths {
+    fn new(each: Vec<u32>) -> Self {
+        let texts = each.iter().filter(|l| **l > 0).count() as f64;
+        let average = each.iter().map(|l| f64::from(*l)).sum::<f64>() / texts.max(1.0);
+        Self {
+            each,
+            average,
+            texts,
+        }
+    }
+
+    /// The BM25 weight of a term found `count` times in text `text`, of the `with` texts
+    /// that hold it.
+    fn weight(&self, text: usize, count: f64, with: f64) -> f64 {
+        let idf = (1.0 + (self.texts - with + 0.5) / (with + 0.5)).ln();
+        let relative_length = f64::from(self.each[text]) / self.average.max(1.0);
+        let norm = K1 * (1.0 - B + B * relative_length);
+        idf * count * (K1 + 1.0) / (count + norm)
+    }
 }
 
 /// An action's evidence from the known requests.
@@ -94,21 +124,16 @@ impl Examples {
                     .push((number as u32, count));
             }
         }
-        let total = terms_of.len() as f64;
-        let average = terms_of.iter().map(Vec::len).sum::<usize>() as f64 / total.max(1.0);
+        let lengths = Lengths::new(terms_of.iter().map(|t| t.len() as u32).collect());
         let postings = counts
             .into_iter()
             .map(|(term, list)| {
                 let with = list.len() as f64;
-                let idf = (1.0 + (total - with + 0.5) / (with + 0.5)).ln();
                 let weighted = list
                     .into_iter()
                     .map(|(request, count)| {
-                        let count = f64::from(count);
-                        let relative_length =
-                            terms_of[request as usize].len() as f64 / average.max(1.0);
-                        let norm = K1 * (1.0 - B + B * relative_length);
-                        (request, idf * count * (K1 + 1.0) / (count + norm))
+                        let weight = lengths.weight(request as usize, f64::from(count), with);
+                        (request, weight)
                     })
                     .collect();
                 (term, weighted)
@@ -138,26 +163,23 @@ impl Examples {
                     .push((action as u32, *count));
             }
         }
-        let mut examples = Self {
+        let profile_lengths = Lengths::new(profile_lengths);
+        let profile_weights = profiles
+            .iter()
+            .map(|(term, list)| {
+                let weights = profile_weights(term, list, &profile_lengths, &HashMap::new());
+                (term.clone(), weights)
+            })
+            .collect();
+        Self {
             requests,
             asked,
             action_count,
             postings,
             profiles,
             profile_lengths,
-            profile_weights: HashMap::new(),
-        };
-        examples.profile_weights = examples
-            .profiles
-            .keys()
-            .map(|term| {
-                (
-                    term.clone(),
-                    examples.profile_postings(term, &examples.profile_lengths, &HashMap::new()),
-                )
-            })
-            .collect();
-        examples
+            profile_weights,
+        }
     }
 
     /// Whether some known request asks for the action (lexicon action id).
@@ -269,7 +291,7 @@ impl Examples {
         // Measuring on a known request, its own words leave its actions' profiles.
         let unseen_terms = terms(unseen);
         let mut removed: HashMap<(usize, &str), u32> = HashMap::new();
-        let mut lengths = self.profile_lengths.clone();
+        let mut lengths = self.profile_lengths.each.clone();
         for (_, actions) in self.requests.iter().filter(|(text, _)| *text == unseen) {
             for &action in actions {
                 lengths[action] -= unseen_terms.len() as u32;
@@ -278,46 +300,40 @@ impl Examples {
                 }
             }
         }
+        let lengths = Lengths::new(lengths);
         for term in query_terms {
-            for (action, weight) in self.profile_postings(term, &lengths, &removed) {
+            let Some(list) = self.profiles.get(term) else {
+                continue;
+            };
+            for (action, weight) in profile_weights(term, list, &lengths, &removed) {
                 scores[action as usize] += weight;
             }
         }
         scores
     }
+}
 
-    /// The BM25 weight of `term` in each action's profile, with `lengths` and without the
-    /// counts `removed`.
-    fn profile_postings(
-        &self,
-        term: &str,
-        lengths: &[u32],
-        removed: &HashMap<(usize, &str), u32>,
-    ) -> Vec<(u32, f64)> {
-        let Some(list) = self.profiles.get(term) else {
-            return Vec::new();
-        };
-        let profiles = lengths.iter().filter(|l| **l > 0).count() as f64;
-        let average = lengths.iter().map(|l| f64::from(*l)).sum::<f64>() / profiles.max(1.0);
-        let counts: Vec<(u32, f64)> = list
-            .iter()
-            .map(|&(action, count)| {
-                let gone = removed.get(&(action as usize, term)).copied().unwrap_or(0);
-                (action, f64::from(count - gone))
-            })
-            .filter(|(_, count)| *count > 0.0)
-            .collect();
-        let with = counts.len() as f64;
-        let idf = (1.0 + (profiles - with + 0.5) / (with + 0.5)).ln();
-        counts
-            .into_iter()
-            .map(|(action, count)| {
-                let relative_length = f64::from(lengths[action as usize]) / average.max(1.0);
-                let norm = K1 * (1.0 - B + B * relative_length);
-                (action, idf * count * (K1 + 1.0) / (count + norm))
-            })
-            .collect()
-    }
+/// The BM25 weight of `term` in each action's profile that holds it (`list`: action, count),
+/// with `lengths` and without the counts `removed`.
+fn profile_weights(
+    term: &str,
+    list: &[(u32, u32)],
+    lengths: &Lengths,
+    removed: &HashMap<(usize, &str), u32>,
+) -> Vec<(u32, f64)> {
+    let counts: Vec<(u32, f64)> = list
+        .iter()
+        .map(|&(action, count)| {
+            let gone = removed.get(&(action as usize, term)).copied().unwrap_or(0);
+            (action, f64::from(count - gone))
+        })
+        .filter(|(_, count)| *count > 0.0)
+        .collect();
+    let with = counts.len() as f64;
+    counts
+        .into_iter()
+        .map(|(action, count)| (action, lengths.weight(action as usize, count, with)))
+        .collect()
 }
 
 /// One line of a requests file (`actions/requests/*.tsv`, and the holdouts in the same

@@ -130,46 +130,35 @@ pub fn page_words(piece: &str) -> Option<Vec<String>> {
     let (_host, path) = address.split_once('/')?;
     let (owner, page) = path.split_once("/-/")?;
     let mut words = vec![owner.to_owned()];
+    let mut add = |text: &str, separators: &[char]| {
+        words.extend(
+            text.split(separators)
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned),
+        );
+    };
     let (page, anchor) = page.split_once('#').unwrap_or((page, ""));
     let (page, query) = page.split_once('?').unwrap_or((page, ""));
-    for segment in page.split('/').filter(|s| !s.is_empty()) {
+    for segment in page.split('/') {
         // A page's name in GitLab's words (`merge_requests`, `ci_cd`); a file name or a
         // branch keeps its own.
         if segment.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-            words.extend(
-                segment
-                    .split('_')
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_owned),
-            );
+            add(segment, &['_']);
         } else {
-            words.push(segment.to_owned());
+            add(segment, &[]);
         }
     }
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
+    for pair in query.split('&') {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        words.extend(
-            key.split(['_', '[', ']'])
-                .filter(|w| !w.is_empty())
-                .map(str::to_owned),
-        );
-        if !value.is_empty() {
-            words.push(value.to_owned());
-        }
+        add(key, &['_', '[', ']']);
+        add(value, &[]);
     }
-    if let Some(line) = anchor
-        .strip_prefix('l')
-        .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
-        && !line.is_empty()
-    {
-        words.extend(["line".to_owned(), line.to_owned()]);
-    } else {
-        words.extend(
-            anchor
-                .split('_')
-                .filter(|w| !w.is_empty())
-                .map(str::to_owned),
-        );
+    match anchor.strip_prefix('l') {
+        Some(line) if !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()) => {
+            add("line", &[]);
+            add(line, &[]);
+        }
+        _ => add(anchor, &['_']),
     }
     Some(words)
 }

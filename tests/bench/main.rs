@@ -493,10 +493,7 @@ fn find_answer_bytes() -> (usize, usize, usize, usize) {
                     explain: false,
                 },
             );
-            let structured = outcome
-                .structured
-                .map_or(0, |s| serde_json::to_string(&s).unwrap_or_default().len());
-            sizes.push(outcome.text.len() + structured);
+            sizes.push(outcome.bytes());
         }
     }
     sizes.sort_unstable();

@@ -389,8 +389,11 @@ fn find_answers_stay_small() {
                     explain: false,
                 },
             );
-            let structured = serde_json::to_string(&outcome.structured.unwrap()).unwrap();
-            outcome.text.len() + structured.len()
+            assert!(
+                outcome.structured.is_some(),
+                "{query}: no structured answer"
+            );
+            outcome.bytes()
         })
         .collect();
     sizes.sort();
