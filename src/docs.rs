@@ -72,7 +72,7 @@ pub fn catalog_entry(action: &Action) -> Value {
         "action": action.name,
         "title": action.title,
         "description": action.description,
-        "method": action.method.as_str(),
+        "method": action.method.name(),
         "path": action.path,
         "read_only": action.safety.read_only,
         "destructive": action.safety.destructive,

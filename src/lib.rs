@@ -27,6 +27,7 @@ pub mod fit;
 pub mod gitlab;
 pub mod handlers;
 pub mod http;
+pub mod kinds;
 pub mod output;
 pub mod policy;
 pub mod prelude;

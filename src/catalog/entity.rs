@@ -6,6 +6,8 @@
 //! that returns the type read this one description, so a type is shown the same way
 //! wherever it appears.
 
+use crate::kinds::CellKind;
+
 /// One entity type (`MergeRequest`, `Pipeline`, ...).
 #[derive(Debug)]
 pub struct Entity {
@@ -106,33 +108,6 @@ pub struct FieldView {
 pub enum FenceLanguage {
     Fixed(&'static str),
     FromField(&'static str),
-}
-
-/// How a value is shown. `actions/README.md` lists each kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellKind {
-    Text,
-    Code,
-    Integer,
-    Number,
-    Bool,
-    Date,
-    User,
-    Users,
-    Labels,
-    List,
-    Url,
-    Reference,
-    Status,
-    Size,
-    Duration,
-    Percent,
-    Sha,
-    Transition,
-    /// Card sections, not cells.
-    Body,
-    CodeBlock,
-    Table,
 }
 
 impl FieldView {

@@ -12,16 +12,19 @@ mod entity;
 mod template;
 mod vocabulary;
 
+pub use crate::kinds::{
+    CellKind, Location, Method, ParamType, Requires, ResourcePolicy, Role, Tier, TokenScope,
+};
 pub use args::{
     ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,
     accepted, enum_from_param, object_from_param, plan,
 };
 pub use conform::{conform, strip_content_only};
-pub use entity::{CellKind, Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
+pub use entity::{Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
 pub use template::{arg_text, fill, fill_uri};
 pub use vocabulary::{ActionVocabulary, DomainVocabulary, Vocabulary, WordList};
 
-use crate::gitlab::{Method, Request, WireValue};
+use crate::gitlab::{Request, WireValue};
 
 pub mod generated {
     //! The code `build.rs` generates from `actions/*.yaml` (`cargo run -- codegen` prints it).
@@ -115,105 +118,6 @@ impl Graphql {
         Self {
             mutation: true,
             ..Self::query(operation, document, result)
-        }
-    }
-}
-
-/// What an instance and a token need to run an action. Instance fitting hides what the
-/// edition or the token cannot run; the role is GitLab's to check and is shown in docs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Requires {
-    pub tier: Tier,
-    /// `None`: `read_api` for a read, `api` for a write.
-    pub scope: Option<TokenScope>,
-    pub role: Option<Role>,
-    pub admin: bool,
-}
-
-impl Requires {
-    /// Any edition, the scope the safety implies, any role.
-    pub const ANYONE: Self = Self {
-        tier: Tier::Free,
-        scope: None,
-        role: None,
-        admin: false,
-    };
-
-    pub const fn tier(mut self, tier: Tier) -> Self {
-        self.tier = tier;
-        self
-    }
-
-    pub const fn scope(mut self, scope: TokenScope) -> Self {
-        self.scope = Some(scope);
-        self
-    }
-
-    pub const fn role(mut self, role: Role) -> Self {
-        self.role = Some(role);
-        self
-    }
-
-    pub const fn admin(mut self) -> Self {
-        self.admin = true;
-        self
-    }
-}
-
-/// GitLab's tiers, lowest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Tier {
-    Free,
-    Premium,
-    Ultimate,
-}
-
-impl Tier {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Free => "free",
-            Self::Premium => "premium",
-            Self::Ultimate => "ultimate",
-        }
-    }
-}
-
-/// A token's API scope: `read_api` reads, `api` reads and writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenScope {
-    ReadApi,
-    Api,
-}
-
-impl TokenScope {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::ReadApi => "read_api",
-            Self::Api => "api",
-        }
-    }
-}
-
-/// Project and group roles, lowest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
-    Guest,
-    Planner,
-    Reporter,
-    Developer,
-    Maintainer,
-    Owner,
-}
-
-impl Role {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Guest => "guest",
-            Self::Planner => "planner",
-            Self::Reporter => "reporter",
-            Self::Developer => "developer",
-            Self::Maintainer => "maintainer",
-            Self::Owner => "owner",
         }
     }
 }
@@ -314,22 +218,6 @@ impl ParamSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    String,
-    Integer,
-    Number,
-    Boolean,
-    /// A numeric id or a full path such as `group/sub/project`.
-    PathOrId,
-    StringList,
-    IntegerList,
-    /// A list of objects whose fields are the spec's `items`.
-    ObjectList,
-    /// An object of string values by key (`{"VERSION": "2"}`).
-    StringMap,
-}
-
 impl ParamType {
     /// How the type reads in an error message.
     pub fn describe(self) -> &'static str {
@@ -360,15 +248,6 @@ impl ParamType {
             Self::StringMap => "{string}",
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    Path,
-    Query,
-    Body,
-    /// Read by the action's handler only, never sent to GitLab.
-    Local,
 }
 
 /// The shape of an action's structured result.
@@ -534,13 +413,6 @@ impl ResourceSpec {
     pub const fn new(policy: ResourcePolicy, uri: &'static str) -> Self {
         Self { policy, uri }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResourcePolicy {
-    None,
-    Optional,
-    Always,
 }
 
 /// A next step a result suggests: an action, why, and the result's state it fits (a

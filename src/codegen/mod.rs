@@ -7,10 +7,17 @@
 
 pub mod emit;
 pub mod ident;
+#[path = "../kinds.rs"]
+#[allow(dead_code, reason = "the runtime uses the rest")]
+pub mod kinds;
 pub mod load;
 pub mod model;
 pub mod requests;
 pub mod resolve;
+pub mod suggest;
+#[path = "../text.rs"]
+#[allow(dead_code, reason = "the generator needs only the edit distance")]
+pub mod text;
 pub mod vocabulary;
 pub mod write;
 #[path = "../yaml.rs"]

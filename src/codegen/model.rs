@@ -8,6 +8,9 @@
 use indexmap::IndexMap;
 use serde::Deserialize;
 
+pub use super::kinds::{CellKind, Location, Method, ResourcePolicy, Role, Tier, TokenScope};
+use super::suggest;
+
 /// `actions/shared.yaml`: parameters and entity types every domain may use.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -92,7 +95,7 @@ pub struct ActionDef {
     pub aliases: Vec<String>,
     /// The REST method; absent for a GraphQL action.
     #[serde(default)]
-    pub method: Option<HttpMethod>,
+    pub method: Option<Method>,
     /// The REST path; absent for a GraphQL action.
     #[serde(default)]
     pub path: Option<String>,
@@ -127,11 +130,11 @@ pub struct ActionDef {
 impl ActionDef {
     /// The method the action behaves as: its own, or for a GraphQL action `GET` for a
     /// query and `POST` for a mutation (on the wire, every GraphQL request is a `POST`).
-    pub fn method(&self) -> HttpMethod {
+    pub fn method(&self) -> Method {
         match (&self.graphql, self.method) {
-            (Some(graphql), _) if graphql.is_mutation() => HttpMethod::Post,
-            (Some(_), _) => HttpMethod::Get,
-            (None, method) => method.unwrap_or(HttpMethod::Get),
+            (Some(graphql), _) if graphql.is_mutation() => Method::Post,
+            (Some(_), _) => Method::Get,
+            (None, method) => method.unwrap_or(Method::Get),
         }
     }
 }
@@ -154,20 +157,6 @@ impl GraphqlDef {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum HttpMethod {
-    #[serde(rename = "GET")]
-    Get,
-    #[serde(rename = "POST")]
-    Post,
-    #[serde(rename = "PUT")]
-    Put,
-    #[serde(rename = "PATCH")]
-    Patch,
-    #[serde(rename = "DELETE")]
-    Delete,
-}
-
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParamDef {
@@ -186,7 +175,7 @@ pub struct ParamDef {
     #[serde(default)]
     pub maximum: Option<i64>,
     #[serde(rename = "in", default)]
-    pub location: Option<ParamLocation>,
+    pub location: Option<Location>,
     #[serde(default)]
     pub aliases: Option<Vec<String>>,
     #[serde(default)]
@@ -197,16 +186,6 @@ pub struct ParamDef {
     /// The value is a secret (a trigger token): masked in every result, preview and log.
     #[serde(default)]
     pub secret: Option<bool>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamLocation {
-    Path,
-    Query,
-    Body,
-    /// Read by the action's handler only, never sent to GitLab (windows, budgets).
-    Local,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -277,14 +256,6 @@ pub struct ResourceDef {
     pub uri: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ResourcePolicy {
-    None,
-    Optional,
-    Always,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequiresDef {
@@ -300,32 +271,6 @@ pub struct RequiresDef {
     /// Only an instance administrator may call it.
     #[serde(default)]
     pub admin: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    Free,
-    Premium,
-    Ultimate,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TokenScope {
-    ReadApi,
-    Api,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Guest,
-    Planner,
-    Reporter,
-    Developer,
-    Maintainer,
-    Owner,
 }
 
 #[derive(Debug, Deserialize)]
@@ -407,7 +352,7 @@ pub struct FieldViewDef {
     #[serde(default)]
     pub label: Option<String>,
     #[serde(default)]
-    pub kind: Option<FieldKind>,
+    pub kind: Option<CellKind>,
     /// For `code_block`: the field whose file extension names the fence language.
     #[serde(default)]
     pub language_from: Option<String>,
@@ -416,29 +361,28 @@ pub struct FieldViewDef {
     pub language: Option<String>,
 }
 
-/// How the output writer shows a value. `actions/README.md` lists what each one does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FieldKind {
-    Text,
-    Code,
-    Integer,
-    Number,
-    Bool,
-    Date,
-    User,
-    Users,
-    Labels,
-    List,
-    Url,
-    Reference,
-    Status,
-    Size,
-    Duration,
-    Percent,
-    Sha,
-    Transition,
-    Body,
-    CodeBlock,
-    Table,
+/// Reads a manifest name into its value in `kinds`, naming the nearest name when it is
+/// misspelt (`kind: cod` → did you mean `code`?).
+macro_rules! named_from_yaml {
+    ($($kind:ident: $what:literal),+ $(,)?) => {$(
+        impl<'de> Deserialize<'de> for $kind {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                $kind::parse(&text).ok_or_else(|| {
+                    let names = $kind::ALL.iter().map(|(_, name)| *name);
+                    serde::de::Error::custom(suggest::unknown($what, &text, names))
+                })
+            }
+        }
+    )+};
 }
+
+named_from_yaml!(
+    CellKind: "kind",
+    Method: "method",
+    Location: "location",
+    ResourcePolicy: "policy",
+    Tier: "tier",
+    TokenScope: "scope",
+    Role: "role",
+);

@@ -11,11 +11,13 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 
 use super::Diagnostic;
+pub use super::kinds::{ParamType, Requires};
 use super::load::Manifest;
 use super::model::{
-    ActionDef, FieldDef, FieldKind, FieldViewDef, GraphqlDef, HintDef, HttpMethod, PaginationDef,
-    ParamDef, ParamLocation, ResourcePolicy, Role, SafetyDef, Tier, TokenScope, TypeDef,
+    ActionDef, CellKind, FieldDef, FieldViewDef, GraphqlDef, HintDef, Location, Method,
+    PaginationDef, ParamDef, ResourcePolicy, SafetyDef, Tier, TokenScope, TypeDef,
 };
+use super::suggest;
 use super::vocabulary::{self, ActionVocabulary, DomainVocabulary, Vocabulary};
 
 pub struct Catalog {
@@ -52,7 +54,7 @@ pub struct Action {
     pub description: String,
     pub tags: Vec<String>,
     pub aliases: Vec<String>,
-    pub method: HttpMethod,
+    pub method: Method,
     pub path: String,
     pub segments: Vec<Segment>,
     pub handler: Option<String>,
@@ -81,16 +83,6 @@ pub struct Graphql {
     pub mutation: bool,
 }
 
-/// What an instance and a token need to run an action, with defaults filled in.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Requires {
-    pub tier: Tier,
-    /// `None`: what the safety implies (`read_api` for reads, `api` for writes).
-    pub scope: Option<TokenScope>,
-    pub role: Option<Role>,
-    pub admin: bool,
-}
-
 pub enum Segment {
     Literal,
     Param(String),
@@ -105,7 +97,7 @@ pub struct Param {
     pub default: Option<serde_json::Value>,
     pub minimum: Option<i64>,
     pub maximum: Option<i64>,
-    pub location: ParamLocation,
+    pub location: Location,
     pub aliases: Vec<String>,
     pub api_name: String,
     /// The generated enum of an enumerated parameter (`EnumType::name`).
@@ -116,36 +108,8 @@ pub struct Param {
     pub secret: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    String,
-    Integer,
-    Number,
-    Boolean,
-    PathOrId,
-    StringList,
-    IntegerList,
-    ObjectList,
-    /// `{string}`: an object of string values by key (`variables: {VERSION: "2"}`).
-    StringMap,
-}
-
+/// Checks a value written in the manifest (an example, a default) against the type.
 impl ParamType {
-    fn parse(text: &str) -> Option<Self> {
-        Some(match text {
-            "string" => Self::String,
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            "boolean" => Self::Boolean,
-            "path_or_id" => Self::PathOrId,
-            "[string]" => Self::StringList,
-            "[integer]" => Self::IntegerList,
-            "[object]" => Self::ObjectList,
-            "{string}" => Self::StringMap,
-            _ => return None,
-        })
-    }
-
     fn accepts(self, value: &serde_json::Value) -> bool {
         use serde_json::Value;
         match (self, value) {
@@ -207,7 +171,7 @@ pub struct FieldView {
     /// Each shown field as the chain of fields leading to it (`commit.title` → two).
     pub paths: Vec<Vec<Field>>,
     pub label: String,
-    pub kind: FieldKind,
+    pub kind: CellKind,
     pub language_from: Option<String>,
     pub language: Option<String>,
 }
@@ -595,7 +559,7 @@ fn resolve_types(
         if table.iter().any(|c| {
             matches!(
                 c.kind,
-                FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table
+                CellKind::Body | CellKind::CodeBlock | CellKind::Table
             )
         }) {
             view_errors.push((
@@ -622,19 +586,6 @@ fn resolve_types(
         ));
     }
     types
-}
-
-/// The kind as the YAML spells it.
-fn kind_name(kind: FieldKind) -> String {
-    let debug = format!("{kind:?}");
-    let mut out = String::new();
-    for (i, ch) in debug.chars().enumerate() {
-        if ch.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(ch.to_ascii_lowercase());
-    }
-    out
 }
 
 /// `commit.title` → [commit, title]: every step but the last must be a single entity, or
@@ -761,62 +712,60 @@ pub fn humanize_field(name: &str) -> String {
 }
 
 /// The kind a field gets when a view does not name one.
-fn default_kind(field: &Field, types: &[EntityType]) -> FieldKind {
+fn default_kind(field: &Field, types: &[EntityType]) -> CellKind {
     match (&field.ty, field.written.as_str()) {
-        (_, "datetime" | "date") => FieldKind::Date,
-        (_, "url") => FieldKind::Url,
-        (FieldType::Integer, _) => FieldKind::Integer,
-        (FieldType::Number, _) => FieldKind::Number,
-        (FieldType::Boolean, _) => FieldKind::Bool,
-        (FieldType::Entity(name), _) if is_person(types, name) => FieldKind::User,
+        (_, "datetime" | "date") => CellKind::Date,
+        (_, "url") => CellKind::Url,
+        (FieldType::Integer, _) => CellKind::Integer,
+        (FieldType::Number, _) => CellKind::Number,
+        (FieldType::Boolean, _) => CellKind::Bool,
+        (FieldType::Entity(name), _) if is_person(types, name) => CellKind::User,
         (FieldType::List(inner), _) => match inner.as_ref() {
-            FieldType::Entity(name) if is_person(types, name) => FieldKind::Users,
-            FieldType::Entity(_) => FieldKind::Table,
-            _ => FieldKind::List,
+            FieldType::Entity(name) if is_person(types, name) => CellKind::Users,
+            FieldType::Entity(_) => CellKind::Table,
+            _ => CellKind::List,
         },
-        _ => FieldKind::Text,
+        _ => CellKind::Text,
     }
 }
 
 /// Whether a kind can show a field of this type; `None` when it can, else what it needs.
-fn kind_mismatch(kind: FieldKind, field: &Field, types: &[EntityType]) -> Option<&'static str> {
+fn kind_mismatch(kind: CellKind, field: &Field, types: &[EntityType]) -> Option<&'static str> {
     let ty = &field.ty;
     let is_user = |t: &FieldType| matches!(t, FieldType::Entity(name) if is_person(types, name));
     let has_table = |t: &FieldType| matches!(t, FieldType::Entity(name) if types.iter().any(|e| &e.name == name && !e.table.is_empty()));
     let ok = match kind {
-        FieldKind::Text
-        | FieldKind::Code
-        | FieldKind::Body
-        | FieldKind::Url
-        | FieldKind::Date
-        | FieldKind::Status => *ty == FieldType::String,
-        FieldKind::CodeBlock => *ty == FieldType::String,
-        FieldKind::Sha => *ty == FieldType::String,
-        FieldKind::Integer => *ty == FieldType::Integer,
-        FieldKind::Number | FieldKind::Percent | FieldKind::Size | FieldKind::Duration => {
+        CellKind::Text
+        | CellKind::Code
+        | CellKind::Body
+        | CellKind::Url
+        | CellKind::Date
+        | CellKind::Status => *ty == FieldType::String,
+        CellKind::CodeBlock => *ty == FieldType::String,
+        CellKind::Sha => *ty == FieldType::String,
+        CellKind::Integer => *ty == FieldType::Integer,
+        CellKind::Number | CellKind::Percent | CellKind::Size | CellKind::Duration => {
             matches!(ty, FieldType::Integer | FieldType::Number)
         }
-        FieldKind::Bool => *ty == FieldType::Boolean,
-        FieldKind::User => is_user(ty),
-        FieldKind::Users => matches!(ty, FieldType::List(inner) if is_user(inner)),
-        FieldKind::Labels | FieldKind::List => {
+        CellKind::Bool => *ty == FieldType::Boolean,
+        CellKind::User => is_user(ty),
+        CellKind::Users => matches!(ty, FieldType::List(inner) if is_user(inner)),
+        CellKind::Labels | CellKind::List => {
             matches!(ty, FieldType::List(inner) if **inner == FieldType::String)
         }
-        FieldKind::Reference => matches!(ty, FieldType::Integer | FieldType::String),
-        FieldKind::Transition => *ty == FieldType::String,
-        FieldKind::Table => matches!(ty, FieldType::List(inner) if has_table(inner)),
+        CellKind::Reference => matches!(ty, FieldType::Integer | FieldType::String),
+        CellKind::Transition => *ty == FieldType::String,
+        CellKind::Table => matches!(ty, FieldType::List(inner) if has_table(inner)),
     };
     (!ok).then_some(match kind {
-        FieldKind::Integer => "an integer",
-        FieldKind::Size | FieldKind::Duration | FieldKind::Number | FieldKind::Percent => {
-            "a number"
-        }
-        FieldKind::Bool => "a boolean",
-        FieldKind::User => "a type with a required `username`",
-        FieldKind::Users => "a list of a type with a required `username`",
-        FieldKind::Table => "a list of a type that declares a `table`",
-        FieldKind::Labels | FieldKind::List => "a `[string]`",
-        FieldKind::Reference => "an integer or a string",
+        CellKind::Integer => "an integer",
+        CellKind::Size | CellKind::Duration | CellKind::Number | CellKind::Percent => "a number",
+        CellKind::Bool => "a boolean",
+        CellKind::User => "a type with a required `username`",
+        CellKind::Users => "a list of a type with a required `username`",
+        CellKind::Table => "a list of a type that declares a `table`",
+        CellKind::Labels | CellKind::List => "a `[string]`",
+        CellKind::Reference => "an integer or a string",
         _ => "a string",
     })
 }
@@ -860,10 +809,10 @@ fn resolve_views(
             .collect();
         let kind = match (def.kind, names.len()) {
             (Some(kind), _) => kind,
-            (None, 2) => FieldKind::Transition,
+            (None, 2) => CellKind::Transition,
             (None, _) => default_kind(&resolved[0], types),
         };
-        if (names.len() == 2) != (kind == FieldKind::Transition) {
+        if (names.len() == 2) != (kind == CellKind::Transition) {
             error(
                 format!("{index}.kind"),
                 "`transition` takes two `fields`; every other kind one `field`".into(),
@@ -876,21 +825,21 @@ fn resolve_views(
                     format!("{index}.kind"),
                     format!(
                         "`{}` needs {needed}, but `{}` is `{}`",
-                        kind_name(kind),
+                        kind.name(),
                         field.name,
                         field.written
                     ),
                 );
             }
         }
-        if def.language.is_some() && (kind != FieldKind::CodeBlock || def.language_from.is_some()) {
+        if def.language.is_some() && (kind != CellKind::CodeBlock || def.language_from.is_some()) {
             error(
                 format!("{index}.language"),
                 "only applies to `code_block`, instead of `language_from`".into(),
             );
         }
         if let Some(language_from) = &def.language_from {
-            if kind != FieldKind::CodeBlock {
+            if kind != CellKind::CodeBlock {
                 error(
                     format!("{index}.language_from"),
                     "only applies to `code_block`".into(),
@@ -902,7 +851,7 @@ fn resolve_views(
                 );
             }
         }
-        if kind == FieldKind::Reference && entity.link.is_none() {
+        if kind == CellKind::Reference && entity.link.is_none() {
             error(
                 format!("{index}.kind"),
                 format!("`reference` needs a `link` field on `{}`", entity.name),
@@ -910,14 +859,14 @@ fn resolve_views(
         }
         if matches!(
             kind,
-            FieldKind::Reference | FieldKind::Table | FieldKind::Body | FieldKind::CodeBlock
+            CellKind::Reference | CellKind::Table | CellKind::Body | CellKind::CodeBlock
         ) && paths.iter().any(|p| p.len() > 1)
         {
             error(
                 format!("{index}.field"),
                 format!(
                     "`{}` shows a field of the type itself, not a nested one",
-                    kind_name(kind)
+                    kind.name()
                 ),
             );
         }
@@ -972,7 +921,7 @@ fn resolve_action(
         );
     }
     let method = def.method();
-    if method == HttpMethod::Get && !def.safety.read_only {
+    if method == Method::Get && !def.safety.read_only {
         scope.error(
             "safety.read_only",
             if def.graphql.is_some() {
@@ -982,7 +931,7 @@ fn resolve_action(
             },
         );
     }
-    if method != HttpMethod::Get && def.safety.read_only && def.handler.is_none() {
+    if method != Method::Get && def.safety.read_only && def.handler.is_none() {
         scope.error(
             "safety.read_only",
             if def.graphql.is_some() {
@@ -992,7 +941,7 @@ fn resolve_action(
             },
         );
     }
-    if method == HttpMethod::Delete && !def.safety.destructive {
+    if method == Method::Delete && !def.safety.destructive {
         scope.error("safety.destructive", "a DELETE action is destructive");
     }
     if let Some(handler) = &def.handler
@@ -1151,20 +1100,15 @@ fn resolve_action(
         }
     }
 
-    let requires = def.requires.as_ref().map_or(
-        Requires {
-            tier: Tier::Free,
-            scope: None,
-            role: None,
-            admin: false,
-        },
-        |requires| Requires {
+    let requires = def
+        .requires
+        .as_ref()
+        .map_or(Requires::ANYONE, |requires| Requires {
             tier: requires.tier.unwrap_or(Tier::Free),
             scope: requires.scope,
             role: requires.role,
             admin: requires.admin,
-        },
-    );
+        });
     if requires.scope == Some(TokenScope::ReadApi) && !def.safety.read_only {
         scope.error(
             "requires.scope",
@@ -1253,7 +1197,7 @@ fn resolve_graphql(
         );
     }
     let variables = declared_variables(&document);
-    for param in params.iter().filter(|p| p.location == ParamLocation::Body) {
+    for param in params.iter().filter(|p| p.location == Location::Body) {
         let variable = param.api_name.split('.').next().unwrap_or_default();
         if !variables.iter().any(|v| v == variable) {
             scope.error(
@@ -1267,7 +1211,7 @@ fn resolve_graphql(
     if def.handler.is_none() {
         for variable in &variables {
             let filled = params.iter().any(|p| {
-                p.location == ParamLocation::Body
+                p.location == Location::Body
                     && p.api_name.split('.').next() == Some(variable.as_str())
             });
             if !filled {
@@ -1424,29 +1368,32 @@ fn resolve_params(
         };
         let written = merged.ty.clone().unwrap_or_default();
         let Some(ty) = ParamType::parse(&written) else {
-            scope.error(&format!("{key}.type"), format!("unknown type `{written}` (string, integer, number, boolean, path_or_id, [string], [integer], [object], {{string}})"));
+            let names = ParamType::ALL.iter().map(|(_, name)| *name);
+            scope.error(
+                &format!("{key}.type"),
+                suggest::unknown("type", &written, names),
+            );
             continue;
         };
         let in_path = path_params.contains(&name.as_str());
         let location = match (merged.location, in_path) {
-            (Some(ParamLocation::Path), false) => {
+            (Some(Location::Path), false) => {
                 scope.error(&format!("{key}.in"), "the path has no such placeholder");
                 continue;
             }
-            (Some(location), true) if location != ParamLocation::Path => {
+            (Some(location), true) if location != Location::Path => {
                 scope.error(&format!("{key}.in"), "this parameter is a path placeholder");
                 continue;
             }
-            (_, true) => ParamLocation::Path,
+            (_, true) => Location::Path,
             (Some(location), false) => location,
-            (None, false) if def.graphql.is_some() => ParamLocation::Body,
+            (None, false) if def.graphql.is_some() => Location::Body,
             (None, false) => match def.method() {
-                HttpMethod::Get | HttpMethod::Delete => ParamLocation::Query,
-                _ => ParamLocation::Body,
+                Method::Get | Method::Delete => Location::Query,
+                _ => Location::Body,
             },
         };
-        if def.graphql.is_some() && !matches!(location, ParamLocation::Body | ParamLocation::Local)
-        {
+        if def.graphql.is_some() && !matches!(location, Location::Body | Location::Local) {
             scope.error(
                 &format!("{key}.in"),
                 "a GraphQL action's parameters are its variables (`body`) or `local`",
@@ -1492,13 +1439,13 @@ fn resolve_params(
             }
             (_, None) => Vec::new(),
         };
-        if ty == ParamType::ObjectList && location != ParamLocation::Body {
+        if ty == ParamType::ObjectList && location != Location::Body {
             scope.error(
                 &format!("{key}.in"),
                 "a list of objects is sent in the body",
             );
         }
-        if ty == ParamType::StringMap && location != ParamLocation::Body {
+        if ty == ParamType::StringMap && location != Location::Body {
             scope.error(
                 &format!("{key}.in"),
                 "a map of strings is sent in the body (GitLab reads it as a JSON object)",
@@ -1541,7 +1488,7 @@ fn checked_param(
     name: String,
     merged: &ParamDef,
     ty: ParamType,
-    location: ParamLocation,
+    location: Location,
     required: bool,
     has_handler: bool,
     seen_names: &mut BTreeSet<String>,
@@ -1586,7 +1533,7 @@ fn checked_param(
             }
         },
     };
-    if location == ParamLocation::Local && !has_handler {
+    if location == Location::Local && !has_handler {
         scope.error(
             &format!("{key}.in"),
             "`local` parameters are read by a `handler`, and this action has none",
@@ -1674,7 +1621,7 @@ fn resolve_items(
             name.clone(),
             def,
             ty,
-            ParamLocation::Body,
+            Location::Body,
             required,
             false,
             &mut seen_names,
@@ -1831,7 +1778,7 @@ fn resolve_view(
             if columns.iter().any(|c| {
                 matches!(
                     c.kind,
-                    FieldKind::Body | FieldKind::CodeBlock | FieldKind::Table
+                    CellKind::Body | CellKind::CodeBlock | CellKind::Table
                 )
             }) {
                 scope.error(

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use super::Diagnostic;
 use super::load::Manifest;
-use super::model::{ActionDef, DomainFile, HttpMethod, SharedVocabularyDef};
+use super::model::{ActionDef, DomainFile, Method, SharedVocabularyDef};
 
 /// `shared.yaml`'s vocabulary.
 #[derive(Default)]
@@ -42,11 +42,11 @@ pub const REFERENCE_KINDS: &[&str] = &["!", "#", "@", "sha", "file"];
 /// The operation an action's method and result imply.
 pub fn implied_operation(def: &ActionDef) -> &'static str {
     match def.method() {
-        HttpMethod::Get if def.output.list.is_some() => "list",
-        HttpMethod::Get => "get",
-        HttpMethod::Post => "create",
-        HttpMethod::Put | HttpMethod::Patch => "update",
-        HttpMethod::Delete => "delete",
+        Method::Get if def.output.list.is_some() => "list",
+        Method::Get => "get",
+        Method::Post => "create",
+        Method::Put | Method::Patch => "update",
+        Method::Delete => "delete",
     }
 }
 

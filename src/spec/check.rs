@@ -107,7 +107,7 @@ pub fn check(spec: &Spec) -> Report {
             }
             continue;
         }
-        let key = (action.method.as_str().to_owned(), shape(action.path));
+        let key = (action.method.name().to_owned(), shape(action.path));
         match (operations.contains(&key), entry) {
             (true, None) => {
                 report.matched += 1;

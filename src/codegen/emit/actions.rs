@@ -4,12 +4,13 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::super::model::{HttpMethod, ParamLocation, ResourcePolicy};
+use super::super::model::Location;
 use super::super::resolve::{
     Action, EntityType, FieldView, Output, Param, ParamType, Segment, View, variant_name,
 };
 use super::entities::field_view;
 use super::ident::{camel, doc, screaming, snake};
+use super::kind_tokens;
 use super::schema;
 
 /// The module of `action`, whose entry is `ACTIONS[index]`.
@@ -112,7 +113,7 @@ fn check_impl(action: &Action, index: usize) -> TokenStream {
         )),
         None => doc(&format!(
             "Builds `{} {}`.",
-            method_name(action.method),
+            action.method.name(),
             action.path
         )),
     };
@@ -228,12 +229,12 @@ fn request_body(action: &Action, index: usize) -> TokenStream {
     let rest = action
         .params
         .iter()
-        .filter(|p| matches!(p.location, ParamLocation::Query | ParamLocation::Body))
+        .filter(|p| matches!(p.location, Location::Query | Location::Body))
         .map(|param| {
             let ident = snake(&param.name);
             let api_name = &param.api_name;
             match param.location {
-                ParamLocation::Query => quote!(.query(#api_name, &self.#ident)),
+                Location::Query => quote!(.query(#api_name, &self.#ident)),
                 _ => quote!(.body(#api_name, &self.#ident)),
             }
         });
@@ -256,26 +257,6 @@ fn output_type(action: &Action) -> TokenStream {
     quote! { #docs pub type Output = #ty; }
 }
 
-fn method_tokens(method: HttpMethod) -> TokenStream {
-    match method {
-        HttpMethod::Get => quote!(Method::Get),
-        HttpMethod::Post => quote!(Method::Post),
-        HttpMethod::Put => quote!(Method::Put),
-        HttpMethod::Patch => quote!(Method::Patch),
-        HttpMethod::Delete => quote!(Method::Delete),
-    }
-}
-
-fn method_name(method: HttpMethod) -> &'static str {
-    match method {
-        HttpMethod::Get => "GET",
-        HttpMethod::Post => "POST",
-        HttpMethod::Put => "PUT",
-        HttpMethod::Patch => "PATCH",
-        HttpMethod::Delete => "DELETE",
-    }
-}
-
 /// The action's entry in `ACTIONS`.
 pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> TokenStream {
     let (id, domain, name, title, description) = (
@@ -291,7 +272,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     };
     let tags = &action.tags;
     let aliases = &action.aliases;
-    let method = method_tokens(action.method);
+    let method = kind_tokens("Method", action.method.variant());
     let path = &action.path;
     let params = action.params.iter().map(|param| shared.spec(action, param));
     let result = match &action.output {
@@ -343,11 +324,7 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     };
     let resource = match &action.resource {
         Some((policy, uri)) => {
-            let policy = match policy {
-                ResourcePolicy::None => quote!(ResourcePolicy::None),
-                ResourcePolicy::Optional => quote!(ResourcePolicy::Optional),
-                ResourcePolicy::Always => quote!(ResourcePolicy::Always),
-            };
+            let policy = kind_tokens("ResourcePolicy", policy.variant());
             quote!(Some(ResourceSpec::new(#policy, #uri)))
         }
         None => quote!(None),
@@ -420,31 +397,22 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
 
 /// `Requires::ANYONE.tier(Tier::Premium)...`, when the action needs more than anyone has.
 fn requires(requires: &super::super::resolve::Requires) -> Option<TokenStream> {
-    use super::super::model::{Tier, TokenScope};
+    use super::super::model::Tier;
     let mut tokens = quote!(Requires::ANYONE);
     let mut any = false;
-    match requires.tier {
-        Tier::Free => {}
-        Tier::Premium => {
-            tokens = quote!(#tokens.tier(Tier::Premium));
-            any = true;
-        }
-        Tier::Ultimate => {
-            tokens = quote!(#tokens.tier(Tier::Ultimate));
-            any = true;
-        }
+    if requires.tier != Tier::Free {
+        let tier = kind_tokens("Tier", requires.tier.variant());
+        tokens = quote!(#tokens.tier(#tier));
+        any = true;
     }
     if let Some(scope) = requires.scope {
-        let scope = match scope {
-            TokenScope::ReadApi => quote!(TokenScope::ReadApi),
-            TokenScope::Api => quote!(TokenScope::Api),
-        };
+        let scope = kind_tokens("TokenScope", scope.variant());
         tokens = quote!(#tokens.scope(#scope));
         any = true;
     }
     if let Some(role) = requires.role {
-        let role = quote::format_ident!("{}", format!("{role:?}"));
-        tokens = quote!(#tokens.role(Role::#role));
+        let role = kind_tokens("Role", role.variant());
+        tokens = quote!(#tokens.role(#role));
         any = true;
     }
     if requires.admin {
@@ -582,23 +550,8 @@ fn camel_name(name: &str) -> String {
 /// parameter's item struct (and its fields' specs) lives.
 fn param_spec(param: &Param, module: Option<&TokenStream>) -> TokenStream {
     let (name, description) = (&param.name, &param.description);
-    let ty = match param.ty {
-        ParamType::String => quote!(ParamType::String),
-        ParamType::Integer => quote!(ParamType::Integer),
-        ParamType::Number => quote!(ParamType::Number),
-        ParamType::Boolean => quote!(ParamType::Boolean),
-        ParamType::PathOrId => quote!(ParamType::PathOrId),
-        ParamType::StringList => quote!(ParamType::StringList),
-        ParamType::IntegerList => quote!(ParamType::IntegerList),
-        ParamType::ObjectList => quote!(ParamType::ObjectList),
-        ParamType::StringMap => quote!(ParamType::StringMap),
-    };
-    let location = match param.location {
-        ParamLocation::Path => quote!(Location::Path),
-        ParamLocation::Query => quote!(Location::Query),
-        ParamLocation::Body => quote!(Location::Body),
-        ParamLocation::Local => quote!(Location::Local),
-    };
+    let ty = kind_tokens("ParamType", param.ty.variant());
+    let location = kind_tokens("Location", param.location.variant());
     let mut tokens = quote!(ParamSpec::new(#name, #ty, #location).describe(#description));
     if param.required {
         tokens = quote!(#tokens.required());

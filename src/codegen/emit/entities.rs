@@ -7,7 +7,6 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::super::model::FieldKind;
 use super::super::resolve::{EntityType, FieldType, FieldView};
 use super::ident::{camel, doc, screaming, snake};
 
@@ -140,8 +139,8 @@ pub fn field_view(view: &FieldView) -> TokenStream {
     };
     let field = dotted(&view.paths[0]);
     let label = &view.label;
-    let kind = cell_kind(view.kind);
-    let mut tokens = quote!(FieldView::new(#field, #label, CellKind::#kind));
+    let kind = super::kind_tokens("CellKind", view.kind.variant());
+    let mut tokens = quote!(FieldView::new(#field, #label, #kind));
     if let Some(to) = view.paths.get(1) {
         let to = dotted(to);
         tokens = quote!(#tokens.to(#to));
@@ -152,8 +151,4 @@ pub fn field_view(view: &FieldView) -> TokenStream {
         (None, None) => {}
     }
     tokens
-}
-
-fn cell_kind(kind: FieldKind) -> proc_macro2::Ident {
-    quote::format_ident!("{}", format!("{kind:?}"))
 }

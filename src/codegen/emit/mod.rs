@@ -97,6 +97,15 @@ pub fn catalog(catalog: &Catalog) -> TokenStream {
 /// The entity types Rust code reads or builds: the outputs of actions with a handler and
 /// every type their fields reach. Only these get a struct; every other type is the data of
 /// its `Entity` static alone, which is all decoding, schemas and rendering read.
+/// `CellKind::Code`: a value of one of `kinds`' enums, as generated code writes it.
+fn kind_tokens(ty: &str, variant: &str) -> TokenStream {
+    let (ty, variant) = (
+        quote::format_ident!("{ty}"),
+        quote::format_ident!("{variant}"),
+    );
+    quote!(#ty::#variant)
+}
+
 fn rust_facing_types(catalog: &Catalog) -> HashSet<&str> {
     let mut pending: Vec<&str> = catalog
         .domains
