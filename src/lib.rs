@@ -17,6 +17,7 @@ macro_rules! say {
     }};
 }
 
+pub mod call;
 pub mod catalog;
 pub mod cli;
 pub mod config;

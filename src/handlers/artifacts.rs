@@ -12,10 +12,10 @@ use std::io;
 use rawzip::time::ZipDateTimeKind;
 use rawzip::{RECOMMENDED_BUFFER_SIZE, ReaderAt, ZipLocator};
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::job::{artifact_file, artifact_file_by_ref, artifacts_list};
 use crate::catalog::generated::types::ArtifactEntry;
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{ErrorKind, GitlabError, Method, Request};
 
 /// The end of an archive asked for first: its end record and a directory of a few hundred

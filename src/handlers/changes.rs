@@ -2,11 +2,11 @@
 //! its diff versions, its raw patch, a commit's diff and comparisons between two refs share
 //! this.
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::merge_request::{diffs, raw_diffs, version_get};
 use crate::catalog::generated::repository::{commit_diff, compare as comparison};
 use crate::catalog::generated::types::{CommitRef, DiffFile};
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{Method, Request};
 
 /// The most diff pages read for one merge request (100 files a page).

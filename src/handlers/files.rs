@@ -3,10 +3,10 @@
 
 use base64::Engine as _;
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::repository::{file_blame as blame, file_get, file_raw as raw};
 use crate::catalog::generated::types::{BlameCommit, BlameRange};
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{ErrorKind, GitlabError, Method, PathOrId, Request};
 
 /// The project's default branch, for reads that name no ref.

@@ -11,9 +11,9 @@
 use std::collections::VecDeque;
 
 use super::log_focus::{self, Line, Section};
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::job::log;
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{ErrorKind, GitlabError, HTML_INSTEAD, looks_like_html};
 
 /// How much of the end of a log is kept to look for the failure in.

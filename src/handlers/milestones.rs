@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
+use crate::call::{ActionError, Context, decode};
 use crate::catalog::{Action, Plan, arg_text};
-use crate::dispatch::{ActionError, Context, decode};
 use crate::gitlab::{Method, Request};
 
 /// The path segment whose following parameter is the milestone.

@@ -60,8 +60,8 @@ use std::pin::Pin;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::call::{ActionError, Context};
 use crate::catalog::{Action, Plan};
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::prune;
 
 /// A handler's answer: the result's full structure, as the generated output type

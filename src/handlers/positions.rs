@@ -8,8 +8,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::call::{ActionError, Context, decode};
 use crate::catalog::{Action, Plan};
-use crate::dispatch::{ActionError, Context, decode};
 use crate::gitlab::Request;
 
 /// The path segment whose following parameter is the merge request.

@@ -3,9 +3,9 @@
 //! delete and keep, which the caller cannot read anywhere else; YAML's fixed confirmation
 //! message cannot, because the rule's parts are optional.
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::container_registry::tags_bulk_delete;
-use crate::dispatch::{ActionError, Context};
 
 /// `container_registry.tags_bulk_delete`: sends the rule and describes it.
 pub async fn tag_cleanup(

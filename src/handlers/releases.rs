@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
+use crate::call::{ActionError, Context, decode};
 use crate::catalog::{Action, Plan};
-use crate::dispatch::{ActionError, Context, decode};
 
 /// `release.group_list`: the decoded list, each release with `project` and `web_url`.
 pub async fn releases_with_project(

@@ -1,8 +1,8 @@
 //! Reading a snippet's raw content under the byte budget repository files are read with.
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::snippet::raw;
-use crate::dispatch::{ActionError, Context};
 
 use super::files::raw_head;
 

@@ -13,10 +13,10 @@ use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, de};
 use serde_json::Value;
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::pipeline::test_report;
 use crate::catalog::generated::types::{TestFailure, TestSuiteSummary};
-use crate::dispatch::{ActionError, Context};
 
 /// The most failures kept while reading, whatever the budget.
 const MAX_KEPT: usize = 5000;

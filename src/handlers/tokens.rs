@@ -7,11 +7,11 @@
 
 use serde_json::Value;
 
+use crate::call::{ActionError, Context};
 use crate::catalog::generated::access_token::project_create;
 use crate::catalog::generated::deploy_key::token_create as deploy_token_create;
 use crate::catalog::generated::runner::create as runner_create;
 use crate::catalog::{ActionParams, ParamEnum};
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{Method, PathOrId, Request};
 
 /// What the result says next to the value.

@@ -10,8 +10,8 @@
 use base64::Engine as _;
 use serde_json::Value;
 
+use crate::call::{ActionError, Context, decode};
 use crate::catalog::{Action, Plan};
-use crate::dispatch::{ActionError, Context, decode};
 
 /// The largest file sent. GitLab's own cap is the instance's attachment size (100 MiB by
 /// default); content that large does not belong in a tool call's arguments.

@@ -6,8 +6,8 @@
 
 use serde_json::Value;
 
+use crate::call::{ActionError, Context, decode};
 use crate::catalog::{Action, Plan};
-use crate::dispatch::{ActionError, Context, decode};
 
 /// Shorter values (`debug`, `1`) are not masked in logs: they would mask ordinary text.
 /// Eight is GitLab's own minimum for a maskable value.

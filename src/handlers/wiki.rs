@@ -1,9 +1,9 @@
 //! Reading wiki pages in line windows, as repository files are read: a long runbook is
 //! paged instead of filling the result.
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::wiki::get;
-use crate::dispatch::{ActionError, Context};
 
 use super::files::Window;
 

@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::call::{ActionError, Context, graphql_decode, graphql_result};
 use crate::catalog::{Action, Plan};
-use crate::dispatch::{ActionError, Context, graphql_decode, graphql_result};
 use crate::gitlab::Request;
 
 /// The type IDs of a namespace, by name (`TASK`).

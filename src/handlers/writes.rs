@@ -2,9 +2,9 @@
 //! changed since it was read, the result says which file, the commit it was read at, the
 //! commit it is at now, and how to redo the change, instead of GitLab's bare sentence.
 
+use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
 use crate::catalog::generated::repository::{commit_create, file_update};
-use crate::dispatch::{ActionError, Context};
 use crate::gitlab::{GitlabError, Method, PathOrId, Request};
 
 /// `repository.file_update`: the update, or a clear conflict.

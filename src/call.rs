@@ -1,0 +1,219 @@
+//! What one call runs with, shared by the dispatcher and the handlers: the `Context`
+//! (GitLab client, the call's deadline, the result budget), `ActionError` (why a run
+//! failed), and the fitting of GitLab's answer to the action's result shape (`decode`,
+//! and for GraphQL `graphql_result` and `graphql_decode`).
+//!
+//! It sits below both: `dispatch` runs a handler it finds in `handlers`, and a handler
+//! needs only this module, so neither imports the other's internals.
+
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use crate::catalog::{self, Action, Args, ResultShape};
+use crate::gitlab::{BodyStream, ErrorKind, GitlabClient, GitlabError, Request, Response};
+use crate::output::budget;
+
+/// What a runner needs to talk to GitLab: the client, and the deadline of this call.
+#[derive(Clone)]
+pub struct Context {
+    gitlab: GitlabClient,
+    /// Set per call by the dispatcher; every request of the call shares it.
+    deadline: Option<Instant>,
+    result_budget: usize,
+}
+
+impl Context {
+    pub fn new(gitlab: GitlabClient) -> Self {
+        Self {
+            gitlab,
+            deadline: None,
+            result_budget: budget::DEFAULT_RESULT_BYTES,
+        }
+    }
+
+    /// The most bytes one tool result may take (`GITLAB_MCP_MAX_RESULT_BYTES`).
+    pub fn with_result_budget(mut self, bytes: usize) -> Self {
+        self.result_budget = bytes;
+        self
+    }
+
+    pub fn result_budget(&self) -> usize {
+        self.result_budget
+    }
+
+    /// A copy for one call, whose requests all end by one deadline.
+    pub(crate) fn for_call(&self) -> Self {
+        Self {
+            deadline: Some(self.gitlab.deadline_from_now()),
+            ..self.clone()
+        }
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+            .unwrap_or_else(|| self.gitlab.deadline_from_now())
+    }
+
+    pub async fn send(&self, request: Request) -> Result<Response, GitlabError> {
+        self.gitlab.send_by(request, self.deadline()).await
+    }
+
+    /// Sends a read and streams its body (raw files, logs), with extra headers such as
+    /// `Range`.
+    pub async fn open(
+        &self,
+        request: Request,
+        headers: &[(&str, String)],
+    ) -> Result<BodyStream, GitlabError> {
+        self.gitlab.open_by(request, self.deadline(), headers).await
+    }
+
+    pub fn gitlab(&self) -> &GitlabClient {
+        &self.gitlab
+    }
+}
+
+/// Why a runner failed.
+#[derive(Debug)]
+pub enum ActionError {
+    /// The arguments do not fit the action (caught by a handler).
+    InvalidParams(String),
+    /// A get found nothing: reported as an informational not-found result.
+    NotFound {
+        kind: &'static str,
+        what: String,
+    },
+    Gitlab(GitlabError),
+}
+
+impl From<GitlabError> for ActionError {
+    fn from(error: GitlabError) -> Self {
+        Self::Gitlab(error)
+    }
+}
+
+/// An answer that does not fit the type the action declares.
+fn misfit(message: String) -> GitlabError {
+    GitlabError::new(
+        ErrorKind::BadResponse,
+        format!("a field is missing or has the wrong type ({message})"),
+    )
+}
+
+/// GitLab's items, each fitted to the entity, as the list under the action's key.
+fn conformed_list(
+    items: Vec<Value>,
+    entity: &'static catalog::Entity,
+    key: &str,
+) -> Result<Map<String, Value>, GitlabError> {
+    let items = items
+        .into_iter()
+        .map(|item| catalog::conform(item, entity))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(misfit)?;
+    let mut structured = Map::new();
+    structured.insert(key.to_owned(), Value::Array(items));
+    Ok(structured)
+}
+
+/// The structure of a GitLab answer, fitted to the action's result shape.
+pub fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value, GitlabError> {
+    match action.result {
+        ResultShape::Single { entity } => {
+            catalog::conform(response.value()?, entity).map_err(misfit)
+        }
+        ResultShape::List {
+            entity,
+            key,
+            paginated,
+            from_map,
+        } => {
+            let items = match from_map {
+                Some((key_field, value_field)) => response.map_entries(key_field, value_field),
+                None => response.list(),
+            }?;
+            let mut structured = conformed_list(items, entity, key)?;
+            if paginated {
+                let pagination = serde_json::to_value(response.pagination()).unwrap_or_default();
+                structured.insert("pagination".into(), pagination);
+            }
+            Ok(Value::Object(structured))
+        }
+        ResultShape::Message { text } => {
+            Ok(serde_json::json!({"message": catalog::fill(text, args)}))
+        }
+    }
+}
+
+/// Sends a GraphQL action's request and returns what its answer holds at the action's
+/// `result` path (`None`: GitLab answered `null` there). GraphQL's `errors` are failures
+/// here, never results (`gitlab::graphql`).
+pub async fn graphql_result(
+    context: &Context,
+    action: &Action,
+    request: &Request,
+) -> Result<Option<Value>, ActionError> {
+    let result = action.graphql.map_or("", |graphql| graphql.result);
+    let response = context.send(request.clone()).await?;
+    Ok(crate::gitlab::graphql::result(&response, result)?)
+}
+
+/// A GraphQL result fitted to the action's result shape: one entity (`null` is not
+/// found), or a connection's `nodes` with the page its `pageInfo` and `count` describe.
+pub fn graphql_decode(
+    action: &Action,
+    args: &Args,
+    request: &Request,
+    result: Option<Value>,
+) -> Result<Value, ActionError> {
+    match action.result {
+        ResultShape::Single { entity } => {
+            let Some(value) = result else {
+                return Err(ActionError::Gitlab(GitlabError::new(
+                    ErrorKind::NotFound,
+                    "GitLab answered null",
+                )));
+            };
+            Ok(catalog::conform(value, entity).map_err(misfit)?)
+        }
+        ResultShape::List {
+            entity,
+            key,
+            paginated,
+            ..
+        } => {
+            let connection = result.unwrap_or_else(|| Value::Object(Map::new()));
+            let nodes = match connection.get("nodes") {
+                Some(Value::Array(nodes)) => nodes.clone(),
+                _ => Vec::new(),
+            };
+            let mut structured = conformed_list(nodes, entity, key)?;
+            if paginated {
+                let info = connection.get("pageInfo");
+                let next_cursor = info
+                    .filter(|info| info.get("hasNextPage") == Some(&Value::Bool(true)))
+                    .and_then(|info| info.get("endCursor"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let pagination = crate::gitlab::Pagination {
+                    page: None,
+                    per_page: request
+                        .variable("first")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(20),
+                    total_items: connection.get("count").and_then(Value::as_i64),
+                    total_pages: None,
+                    next_page: None,
+                    has_more: next_cursor.is_some(),
+                    next_cursor,
+                };
+                let pagination = serde_json::to_value(pagination).unwrap_or_default();
+                structured.insert("pagination".into(), pagination);
+            }
+            Ok(Value::Object(structured))
+        }
+        ResultShape::Message { text } => {
+            Ok(serde_json::json!({"message": catalog::fill(text, args)}))
+        }
+    }
+}
