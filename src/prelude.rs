@@ -3,7 +3,7 @@
 //! The generated catalog (`catalog::generated`) imports only this module, so the surface
 //! between generated and hand-written code is visible in one place. Adding a name here is
 //! an API decision: generated code will come to depend on it, and the generator must
-//! reserve it (`RESERVED_TYPES` in `src/codegen/resolve.rs`; a test keeps the two in step).
+//! reserve it (`RESERVED_TYPES` in `src/codegen/resolve/names.rs`; a test keeps the two in step).
 
 pub use crate::catalog::generated::enums::*;
 pub use crate::catalog::generated::types::*;

@@ -384,7 +384,7 @@ fn the_reserved_names_cover_the_prelude() {
     assert!(names.len() > 20, "{names:?}");
     for name in names {
         assert!(
-            generator::resolve::RESERVED_TYPES.contains(&name),
+            generator::resolve::names::RESERVED_TYPES.contains(&name),
             "`{name}` is exported to generated code but not reserved"
         );
     }
