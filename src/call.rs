@@ -1,7 +1,8 @@
 //! What one call runs with, shared by the dispatcher and the handlers: the `Context`
 //! (GitLab client, the call's deadline, the result budget), `ActionError` (why a run
 //! failed), and the fitting of GitLab's answer to the action's result shape (`decode`,
-//! and for GraphQL `graphql_result` and `graphql_decode`).
+//! `read_list` for a REST list read item by item, and for GraphQL `graphql_result` and
+//! `graphql_decode`).
 //!
 //! It sits below both: `dispatch` runs a handler it finds in `handlers`, and a handler
 //! needs only this module, so neither imports the other's internals.
@@ -9,9 +10,11 @@
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use crate::catalog::{self, Action, Args, ResultShape};
-use crate::gitlab::{BodyStream, ErrorKind, GitlabClient, GitlabError, Request, Response};
-use crate::output::budget;
+use crate::catalog::{self, Action, Args, ResultShape, Unreadable};
+use crate::gitlab::{
+    BodyStream, ErrorKind, GitlabClient, GitlabError, ListBody, Request, Response,
+};
+use crate::output::{budget, json};
 
 /// What a runner needs to talk to GitLab: the client, and the deadline of this call.
 #[derive(Clone)]
@@ -93,35 +96,92 @@ impl From<GitlabError> for ActionError {
 }
 
 /// An answer that does not fit the type the action declares.
-fn misfit(message: String) -> GitlabError {
+fn misfit(misfit: catalog::Misfit) -> GitlabError {
     GitlabError::new(
         ErrorKind::BadResponse,
-        format!("a field is missing or has the wrong type ({message})"),
+        format!("a field is missing or has the wrong type ({misfit})"),
     )
 }
 
-/// GitLab's items, each fitted to the entity, as the list under the action's key.
-fn conformed_list(
-    items: Vec<Value>,
-    entity: &'static catalog::Entity,
-    key: &str,
-) -> Result<Map<String, Value>, GitlabError> {
-    let items = items
-        .into_iter()
-        .map(|item| catalog::conform(item, entity))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(misfit)?;
+/// GitLab's answer fitted to one entity, with what could not be read noted in it.
+fn conformed_single(value: Value, entity: &'static catalog::Entity) -> Result<Value, GitlabError> {
+    let mut unreadable = Unreadable::default();
+    let mut value = catalog::conform(value, entity, &mut unreadable).map_err(misfit)?;
+    if let Value::Object(structured) = &mut value {
+        unreadable.record(structured);
+    }
+    Ok(value)
+}
+
+/// GitLab's items, each fitted to the entity, as the list under the action's key; an item
+/// without a field it cannot do without is left out and noted.
+fn conformed_list(items: Value, entity: &'static catalog::Entity, key: &str) -> Map<String, Value> {
+    let mut unreadable = Unreadable::default();
+    let items = catalog::conform_items(items, entity, &mut unreadable);
     let mut structured = Map::new();
     structured.insert(key.to_owned(), Value::Array(items));
-    Ok(structured)
+    unreadable.record(&mut structured);
+    structured
+}
+
+/// A REST list read item by item: each item is fitted to the entity as it arrives, and
+/// the read stops once a page's worth of items is kept and they pass the result budget,
+/// since no answer can hold more (a GitLab that ignores `per_page` may send megabytes);
+/// the body cap bounds the whole read. Stopping early means more items follow:
+/// `has_more`.
+pub async fn read_list(
+    context: &Context,
+    request: &Request,
+    entity: &'static catalog::Entity,
+    key: &str,
+    paginated: bool,
+) -> Result<Value, ActionError> {
+    let stream = context.open(request.clone(), &[]).await?;
+    let (status, mut pagination) = (stream.status, stream.pagination.clone());
+    // A page is read whole (its long texts are shortened to a share each later); past
+    // it, as for a GitLab that does not page, only what one answer can hold.
+    let page = usize::try_from(pagination.per_page).unwrap_or(0);
+    let cap = context.gitlab().settings().max_body_bytes;
+    let budget = context.result_budget().max(budget::MIN_RESULT_BYTES);
+    let mut unreadable = Unreadable::default();
+    let mut items = Vec::new();
+    let mut kept = 0;
+    let read = stream
+        .read_list(cap, |item| {
+            if let Some(item) = catalog::conform_item(item, entity, &mut unreadable) {
+                kept += json::to_text(&item).len();
+                items.push(item);
+            }
+            kept <= budget || items.len() < page
+        })
+        .await?;
+    match read {
+        ListBody::Complete => {}
+        ListBody::Stopped => pagination.has_more = true,
+        ListBody::Other(body) => {
+            let value = Response {
+                status,
+                pagination: pagination.clone(),
+                body,
+            }
+            .value()?;
+            items = catalog::conform_items(value, entity, &mut unreadable);
+        }
+    }
+    let mut structured = Map::new();
+    structured.insert(key.to_owned(), Value::Array(items));
+    if paginated {
+        let pagination = serde_json::to_value(pagination).unwrap_or_default();
+        structured.insert("pagination".into(), pagination);
+    }
+    unreadable.record(&mut structured);
+    Ok(Value::Object(structured))
 }
 
 /// The structure of a GitLab answer, fitted to the action's result shape.
 pub fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value, GitlabError> {
     match action.result {
-        ResultShape::Single { entity } => {
-            catalog::conform(response.value()?, entity).map_err(misfit)
-        }
+        ResultShape::Single { entity } => conformed_single(response.value()?, entity),
         ResultShape::List {
             entity,
             key,
@@ -132,7 +192,7 @@ pub fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value
                 Some((key_field, value_field)) => response.map_entries(key_field, value_field),
                 None => response.list(),
             }?;
-            let mut structured = conformed_list(items, entity, key)?;
+            let mut structured = conformed_list(Value::Array(items), entity, key);
             if paginated {
                 let pagination = serde_json::to_value(response.pagination()).unwrap_or_default();
                 structured.insert("pagination".into(), pagination);
@@ -174,7 +234,7 @@ pub fn graphql_decode(
                     "GitLab answered null",
                 )));
             };
-            Ok(catalog::conform(value, entity).map_err(misfit)?)
+            Ok(conformed_single(value, entity)?)
         }
         ResultShape::List {
             entity,
@@ -183,11 +243,8 @@ pub fn graphql_decode(
             ..
         } => {
             let connection = result.unwrap_or_else(|| Value::Object(Map::new()));
-            let nodes = match connection.get("nodes") {
-                Some(Value::Array(nodes)) => nodes.clone(),
-                _ => Vec::new(),
-            };
-            let mut structured = conformed_list(nodes, entity, key)?;
+            let nodes = connection.get("nodes").cloned().unwrap_or_default();
+            let mut structured = conformed_list(nodes, entity, key);
             if paginated {
                 let info = connection.get("pageInfo");
                 let next_cursor = info

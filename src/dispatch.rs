@@ -10,10 +10,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::catalog::{self, Action, Args, ContentKind, Plan, ResourcePolicy, ResultShape};
+use crate::catalog::{
+    self, Action, Args, ContentKind, Plan, ResourcePolicy, ResultShape, UNREADABLE_KEY,
+};
 
-use crate::call::{decode, graphql_decode, graphql_result};
-use crate::gitlab::ErrorKind;
+use crate::call::{decode, graphql_decode, graphql_result, read_list};
+use crate::gitlab::{ErrorKind, Pagination};
 use crate::handlers;
 use crate::output::{Markdown, budget, json, view};
 use crate::policy::{EmbeddedResources, Hidden, Policy};
@@ -302,6 +304,15 @@ impl Dispatcher {
             let result = graphql_result(context, action, &plan.request).await?;
             return graphql_decode(action, &plan.args, &plan.request, result);
         }
+        if let ResultShape::List {
+            entity,
+            key,
+            paginated,
+            from_map: None,
+        } = action.result
+        {
+            return read_list(context, &plan.request, entity, key, paginated).await;
+        }
         let response = match context.send(plan.request.clone()).await {
             // 304: GitLab changed nothing because it is already so (subscribing twice).
             // What the change acts on, read as it is, is the answer: the state asked for.
@@ -377,8 +388,59 @@ impl Dispatcher {
     }
 
     fn success(&self, action: &'static Action, args: &Args, mut value: Value) -> Outcome {
+        let ResultShape::List { key, .. } = action.result else {
+            return self.render(action, args, value, None);
+        };
+        let count = value.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+        let budget = self.context.result_budget().max(budget::MIN_RESULT_BYTES);
+        let full = self.render(action, args, value.clone(), None);
+        if count == 0 || budget::measure(&full) <= budget {
+            return full;
+        }
+        // Cut in the Markdown and the structure alike: long texts to a fair share per
+        // item first, then the items that still do not fit.
+        let pagination = value
+            .get("pagination")
+            .and_then(|p| serde_json::from_value::<Pagination>(p.clone()).ok());
+        let shortened = budget::shorten_items(&mut value, key, budget);
+        let render = |fits: usize| {
+            let cut = budget::ListCut::new(fits, count, pagination.as_ref(), shortened);
+            self.render(action, args, cut.apply(value.clone(), key), Some(&cut))
+        };
+        let every = render(count);
+        if count == 1 || budget::measure(&every) <= budget {
+            return every;
+        }
+        let (mut low, mut high) = (1, count - 1);
+        while low < high {
+            let mid = (low + high).div_ceil(2);
+            if budget::measure(&render(mid)) <= budget {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        render(low)
+    }
+
+    /// A result's Markdown and structure: the view, a note of what could not be read (and
+    /// of a list cut to fit), next steps and the resource link.
+    fn render(
+        &self,
+        action: &'static Action,
+        args: &Args,
+        mut value: Value,
+        cut: Option<&budget::ListCut>,
+    ) -> Outcome {
         let mut markdown = Markdown::new();
         view::render(&action.view, &action.result, args, &value, &mut markdown);
+        if let Some(note) = unreadable_note(&action.result, &value) {
+            markdown.note(&note);
+        }
+        if let Some(cut) = cut {
+            let budget = self.context.result_budget().max(budget::MIN_RESULT_BYTES);
+            markdown.note(&cut.note(budget, action));
+        }
         strip_content_only(&action.result, &mut value);
         let Value::Object(mut structured) = value else {
             return Outcome::error(format!(
@@ -387,7 +449,7 @@ impl Dispatcher {
             ));
         };
         let pagination = structured.get("pagination").cloned();
-        let steps = self.next_steps(action, args, pagination.as_ref(), &structured);
+        let steps = self.next_steps(action, args, pagination.as_ref(), &structured, cut);
         markdown.next_steps(&steps);
         let resource = self.resource(action, args, &structured);
         if !steps.is_empty() {
@@ -410,17 +472,31 @@ impl Dispatcher {
         args: &Args,
         pagination: Option<&Value>,
         result: &Map<String, Value>,
+        cut: Option<&budget::ListCut>,
     ) -> Vec<String> {
         let mut steps = Vec::new();
-        if let Some(next) = pagination
+        let next_page = pagination
             .and_then(|p| p.get("next_page"))
-            .and_then(Value::as_i64)
-        {
-            steps.push(format!(
+            .and_then(Value::as_i64);
+        match (next_page, cut.filter(|cut| cut.dropped_items())) {
+            // A list cut to fit continues in pages of the size shown.
+            (Some(next), Some(cut)) => steps.push(format!(
+                "More results: call `{}` again with {} and {}",
+                action.id,
+                self.vocabulary.param("per_page", cut.shown),
+                self.vocabulary.param("page", next)
+            )),
+            (Some(next), None) => steps.push(format!(
                 "More results: call `{}` again with {}",
                 action.id,
                 self.vocabulary.param("page", next)
-            ));
+            )),
+            (None, Some(cut)) if cut.pagination.is_some() => steps.push(format!(
+                "Fewer at once, to page through the rest: call `{}` again with {}",
+                action.id,
+                self.vocabulary.param("per_page", cut.shown)
+            )),
+            (None, _) => {}
         }
         if let Some(cursor) = pagination
             .and_then(|p| p.get("next_cursor"))
@@ -561,6 +637,47 @@ fn strip_content_only(shape: &ResultShape, value: &mut Value) {
         }
         ResultShape::Message { .. } => {}
     }
+}
+
+/// What a result says about the fields GitLab sent that could not be read (listed in the
+/// structure under `unreadable_fields`): fields left out, and list items left out whole
+/// for want of a field they cannot do without.
+fn unreadable_note(shape: &ResultShape, value: &Value) -> Option<String> {
+    let paths = value.get(UNREADABLE_KEY)?.as_array()?;
+    let required = |path: &str| match shape {
+        ResultShape::List { entity, .. } => entity.field(path).is_some_and(|f| f.required),
+        _ => false,
+    };
+    let spans = |paths: Vec<&str>| {
+        paths
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (items, fields): (Vec<&str>, Vec<&str>) = paths
+        .iter()
+        .filter_map(Value::as_str)
+        .partition(|path| required(path));
+    let mut parts = Vec::new();
+    if !fields.is_empty() {
+        parts.push(format!(
+            "GitLab sent {} in a form this server does not read, so {} left out",
+            spans(fields.clone()),
+            if fields.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            }
+        ));
+    }
+    if !items.is_empty() {
+        parts.push(format!(
+            "items without a readable {} are left out",
+            spans(items)
+        ));
+    }
+    Some(format!("⚠️ {}.", parts.join("; ")))
 }
 
 fn lookup_failure(name: &str, lookup: &Lookup, vocabulary: &Vocabulary) -> String {

@@ -19,7 +19,9 @@ pub use args::{
     ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,
     accepted, enum_from_param, object_from_param, plan,
 };
-pub use conform::{conform, strip_content_only};
+pub use conform::{
+    Misfit, UNREADABLE_KEY, Unreadable, conform, conform_item, conform_items, strip_content_only,
+};
 pub use entity::{Entity, FenceLanguage, Field, FieldType, FieldView, Reference};
 pub use template::{arg_text, fill, fill_uri};
 pub use vocabulary::{ActionVocabulary, DomainVocabulary, Vocabulary, WordList};

@@ -216,7 +216,7 @@ impl GitlabClient {
         let cap = self.inner.settings.max_body_bytes;
         self.with_retries(&request, deadline, &[], |stream| async move {
             let status = stream.status;
-            let pagination = stream.pagination.clone();
+            let pagination = stream.body.pagination.clone();
             let body = stream.body.read_capped(cap).await?;
             Ok(Response {
                 status,
@@ -350,9 +350,6 @@ impl GitlabClient {
                 .map(str::to_owned)
         };
         let retry_after = retry::asked_wait(header, SystemTime::now());
-        let pagination = Pagination::from_headers(|name| {
-            response.headers().get(name).and_then(|v| v.to_str().ok())
-        });
         let stream = BodyStream::new(
             response,
             deadline,
@@ -377,7 +374,6 @@ impl GitlabClient {
         }
         Ok(Opened {
             status,
-            pagination,
             body: stream,
         })
     }
@@ -395,7 +391,6 @@ impl GitlabClient {
 /// An answer whose headers have arrived.
 struct Opened {
     status: u16,
-    pagination: Pagination,
     body: BodyStream,
 }
 
@@ -541,11 +536,13 @@ impl Response {
         from_value(self.value()?)
     }
 
-    /// A list response: GitLab answers with a JSON array.
+    /// A list response: GitLab answers with a JSON array (one object where a list was
+    /// expected is a list of one).
     pub fn list(&self) -> Result<Vec<Value>, GitlabError> {
         match self.value()? {
             Value::Array(items) => Ok(items),
             Value::Null => Ok(Vec::new()),
+            one @ Value::Object(_) => Ok(vec![one]),
             _ => Err(GitlabError::new(ErrorKind::BadResponse, "expected a list")),
         }
     }

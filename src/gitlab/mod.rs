@@ -15,7 +15,7 @@ mod request;
 pub mod retry;
 mod settings;
 
-pub use body::BodyStream;
+pub use body::{BodyStream, ListBody};
 pub use client::{GitlabClient, HTML_INSTEAD, Response, Token, looks_like_html, prune};
 pub use error::{ErrorKind, GitlabError};
 pub use pagination::Pagination;

@@ -8,11 +8,15 @@
 //! 3. the Markdown's longest blocks are cut first (a fair share each, so twenty long
 //!    comments all stay visible), code fences are closed, the next steps are kept, and a
 //!    note says how much was cut and how to get the rest.
+//!
+//! A list is cut before that, by the dispatcher, to the items that fit in both the Markdown
+//! and the structure (`ListCut`), and continues in pages of the size shown.
 
 use serde_json::{Map, Value};
 
 use crate::catalog::Action;
 use crate::dispatch::Outcome;
+use crate::gitlab::Pagination;
 use crate::output::Markdown;
 use crate::output::format::size;
 
@@ -25,6 +29,137 @@ const ENVELOPE: usize = 1024;
 const NOTE: usize = 600;
 /// No block is cut shorter than this: a few lines of each stay readable.
 const MIN_BLOCK: usize = 160;
+
+/// A list fitted to one answer: long texts shortened to a fair share per item (so twenty
+/// long comments all stay readable), then, if that is not enough, only the first items
+/// kept, re-paged so the rest starts on a page of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListCut {
+    /// Items kept.
+    pub shown: usize,
+    /// Items read from GitLab.
+    pub read: usize,
+    /// The length, in characters, long texts were shortened to.
+    pub shortened: Option<usize>,
+    /// Whether GitLab sent more than the page size it reports (it did not page).
+    pub unpaged: bool,
+    /// The kept items as a page of their own: `shown` per page, the next page where the
+    /// rest starts. `None` when every item is kept or the action has no pages.
+    pub pagination: Option<Pagination>,
+}
+
+impl ListCut {
+    /// The first `fits` of `read` items, re-paged: page `p` of `per_page` items starts at
+    /// item `(p - 1) * per_page`, so the items kept become a page of their own size
+    /// whose next page starts right after them. Past the first page, the size is the
+    /// largest that divides that offset (at most `fits`), so the pages line up exactly.
+    pub fn new(
+        fits: usize,
+        read: usize,
+        paging: Option<&Pagination>,
+        shortened: Option<usize>,
+    ) -> Self {
+        let unpaged = paging
+            .and_then(|p| usize::try_from(p.per_page).ok())
+            .is_some_and(|per_page| read > per_page);
+        let mut cut = Self {
+            shown: fits.clamp(1, read.max(1)),
+            read,
+            shortened,
+            unpaged,
+            pagination: None,
+        };
+        let Some(paging) = paging.filter(|_| cut.shown < read) else {
+            return cut;
+        };
+        let Some(page) = paging.page else {
+            // A cursor page: its next cursor is past every item read, so smaller pages
+            // from the same cursor are the way on.
+            cut.pagination = Some(Pagination {
+                per_page: cut.shown as i64,
+                has_more: true,
+                next_cursor: None,
+                ..paging.clone()
+            });
+            return cut;
+        };
+        let offset = (page.max(1) - 1) * paging.per_page.max(0);
+        let size = (1..=cut.shown as i64)
+            .rev()
+            .find(|size| offset % size == 0)
+            .unwrap_or(1);
+        let page = offset / size + 1;
+        cut.shown = size as usize;
+        cut.pagination = Some(Pagination {
+            page: Some(page),
+            per_page: size,
+            total_items: paging.total_items,
+            total_pages: paging.total_items.map(|total| (total + size - 1) / size),
+            next_page: Some(page + 1),
+            has_more: true,
+            next_cursor: None,
+        });
+        cut
+    }
+
+    /// Whether items were left out (not only shortened).
+    pub fn dropped_items(&self) -> bool {
+        self.shown < self.read
+    }
+
+    /// The result's structure with the list under `key` cut and its pagination re-paged.
+    pub fn apply(&self, mut value: Value, key: &str) -> Value {
+        if let Some(Value::Array(items)) = value.get_mut(key) {
+            items.truncate(self.shown);
+        }
+        if let (Some(pagination), Some(object)) = (&self.pagination, value.as_object_mut()) {
+            object.insert(
+                "pagination".into(),
+                serde_json::to_value(pagination).unwrap_or_default(),
+            );
+        }
+        value
+    }
+
+    /// What the result says about the cut, and how to read the rest.
+    pub fn note(&self, budget: usize, action: &Action) -> String {
+        let mut parts = Vec::new();
+        if let Some(cap) = self.shortened {
+            parts.push(format!("long texts shortened to {cap} characters each"));
+        }
+        if self.dropped_items() {
+            parts.push(format!("only the first {} items shown", self.shown));
+        }
+        let mut text = format!(
+            "✂️ This list was cut to fit the {} limit of one answer: {}.",
+            size(budget as f64),
+            parts.join(", and ")
+        );
+        if self.unpaged {
+            text.push_str(" GitLab sent more items at once than the page size it reports (it did not page the list).");
+        }
+        let per_page = action.params.iter().any(|p| p.name == "per_page");
+        if !self.dropped_items() && per_page {
+            text.push_str(&format!(
+                " To read more of each, call `{}` again with a smaller `per_page`.",
+                action.id
+            ));
+        }
+        text
+    }
+}
+
+/// Shortens, in a list's items, every text longer than a fair share of `budget` (a third
+/// of it over the items, since a text may show in the Markdown and the structure; at least
+/// 512 characters): the length texts were cut to, if any was.
+pub fn shorten_items(value: &mut Value, key: &str, budget: usize) -> Option<usize> {
+    let items = value.get_mut(key)?.as_array_mut()?;
+    let cap = (budget / (3 * items.len().max(1))).max(512);
+    let cut = items
+        .iter_mut()
+        .fold(false, |cut, item| cap_value(item, cap) | cut);
+    cut.then_some(cap)
+}
 
 /// Fits an outcome into `budget` bytes of JSON.
 pub fn fit(outcome: &mut Outcome, budget: usize, action: &Action) {
@@ -355,6 +490,71 @@ mod tests {
         let out = shrink(&text, 10_000);
         assert!(json_len(&out) <= 10_000);
         assert!(out.starts_with("# Title"));
+    }
+
+    fn page(page: i64, per_page: i64, total: Option<i64>) -> Pagination {
+        Pagination {
+            page: Some(page),
+            per_page,
+            total_items: total,
+            total_pages: None,
+            next_page: None,
+            has_more: false,
+            next_cursor: None,
+        }
+    }
+
+    #[test]
+    fn a_cut_first_page_continues_in_pages_of_the_size_shown() {
+        let cut = ListCut::new(37, 100, Some(&page(1, 100, Some(250))), None);
+        assert_eq!(cut.shown, 37);
+        let pagination = cut.pagination.unwrap();
+        assert_eq!(
+            (
+                pagination.page,
+                pagination.next_page,
+                pagination.total_pages
+            ),
+            (Some(1), Some(2), Some(7))
+        );
+        assert!(pagination.has_more && !cut.unpaged);
+    }
+
+    #[test]
+    fn a_cut_later_page_keeps_the_pages_aligned() {
+        // Page 3 of 100 starts at item 200: 40 divides it, so page 6 of 40 starts there.
+        let cut = ListCut::new(47, 100, Some(&page(3, 100, None)), None);
+        assert_eq!(cut.shown, 40);
+        let pagination = cut.pagination.unwrap();
+        assert_eq!((pagination.page, pagination.next_page), (Some(6), Some(7)));
+    }
+
+    #[test]
+    fn a_list_gitlab_did_not_page_says_so() {
+        let cut = ListCut::new(300, 90_000, Some(&page(1, 20, None)), None);
+        assert!(cut.unpaged && cut.dropped_items());
+        let value = serde_json::json!({"items": [1, 2, 3], "pagination": {}});
+        let cut = ListCut::new(2, 3, None, None);
+        assert_eq!(
+            cut.apply(value, "items"),
+            serde_json::json!({"items": [1, 2], "pagination": {}})
+        );
+    }
+
+    #[test]
+    fn every_item_keeps_a_share_of_its_long_texts() {
+        let mut value = serde_json::json!({"notes": [
+            {"body": "a".repeat(100_000), "id": 1},
+            {"body": "short", "id": 2},
+        ]});
+        assert_eq!(shorten_items(&mut value, "notes", 30_000), Some(5_000));
+        assert_eq!(
+            value["notes"][0]["body"].as_str().unwrap().chars().count(),
+            5_001
+        );
+        assert_eq!(value["notes"][1]["body"], "short");
+        let mut short = serde_json::json!({"notes": [{"body": "short"}]});
+        assert_eq!(shorten_items(&mut short, "notes", 30_000), None);
     }
 
     #[test]

@@ -722,3 +722,62 @@ async fn cancellation_aborts_the_upstream_request_and_logs_stay_clean() {
         assert!(!logs.contains(secret), "the logs hold {secret}");
     }
 }
+
+#[tokio::test]
+async fn a_list_gitlab_did_not_page_is_read_only_as_far_as_one_answer_holds() {
+    // A GitLab (or a proxy) that ignores `per_page` and sends 20 MB of merge requests in
+    // one answer, with no pagination headers.
+    let seed: Value = serde_json::from_str(include_str!(
+        "../../src/sandbox/seed/records/merge_requests.json"
+    ))
+    .unwrap();
+    let record = seed["records"][0].clone();
+    let items: Vec<Value> = (1..=5_000)
+        .map(|iid| {
+            let mut item = record.clone();
+            item["iid"] = json!(iid);
+            item["id"] = json!(100_000 + iid);
+            item
+        })
+        .collect();
+    let body = Value::Array(items).to_string();
+    assert!(body.len() > 20_000_000, "{} bytes", body.len());
+    let upstream = Upstream::start(move |_| Reply::Json(200, body.clone()));
+    let dispatcher = dispatcher(&upstream.url(), |s| s.deadline = Duration::from_secs(120));
+    let (outcome, attempts, _) = run(
+        "a 20 MB list GitLab did not page",
+        &dispatcher,
+        &upstream,
+        "merge_request.list",
+        json!({"project_id": 101, "per_page": 20}),
+    )
+    .await;
+    assert!(!outcome.is_error, "{}", outcome.text);
+    assert_eq!(attempts, 1);
+    let budget = gitlab_mcp::output::budget::DEFAULT_RESULT_BYTES;
+    let bytes = serde_json::to_vec(&gitlab_mcp::server::call_result(&outcome))
+        .unwrap()
+        .len();
+    assert!(bytes <= budget, "{bytes} bytes");
+    // The structure holds exactly the items the table shows, no more.
+    let structured = outcome.structured.as_ref().unwrap();
+    let shown = structured["merge_requests"].as_array().unwrap().len();
+    assert!((20..5_000).contains(&shown), "{shown} items");
+    let rows = outcome
+        .text
+        .lines()
+        .filter(|l| l.starts_with("| [!"))
+        .count();
+    assert_eq!(rows, shown, "{}", &outcome.text[..400]);
+    assert_eq!(structured["pagination"]["per_page"], json!(shown));
+    assert_eq!(structured["pagination"]["next_page"], json!(2));
+    assert!(
+        outcome.text.contains("did not page"),
+        "no word on the paging"
+    );
+    let steps = structured["next_steps"].to_string();
+    assert!(
+        steps.contains(&format!("per_page: {shown}")) && steps.contains("page: 2"),
+        "{steps}"
+    );
+}

@@ -9,7 +9,7 @@
 #[path = "../codegen/golden.rs"]
 pub mod fixture;
 
-use gitlab_mcp::catalog::{ParamEnum, conform};
+use gitlab_mcp::catalog::{ParamEnum, Unreadable, conform};
 use gitlab_mcp::output::Markdown;
 use serde_json::json;
 
@@ -70,6 +70,7 @@ fn every_fixture_example_checks_into_its_request() {
     let bookmark = conform(
         json!({"id": 4, "title": "Docs", "pinned": true, "extra": 1}),
         &fixture::types::BOOKMARK,
+        &mut Unreadable::default(),
     )
     .unwrap();
     assert_eq!(bookmark, json!({"id": 4, "title": "Docs", "pinned": true}));
@@ -96,7 +97,7 @@ fn keyword_fields_decode_render_and_schema_alike() {
         "watchers": [{"id": 2, "username": "bob"}], "labels": ["x"], "body": "text",
         "undeclared": 1
     });
-    let value = conform(raw, &THING).unwrap();
+    let value = conform(raw, &THING, &mut Unreadable::default()).unwrap();
     let thing: Thing = serde_json::from_value(value.clone()).unwrap();
     assert_eq!((thing.iid, thing.r#type.as_deref()), (3, Some("task")));
     assert_eq!((thing.r#match, thing.r#async), (Some(true), Some(12.5)));
@@ -166,7 +167,12 @@ fn a_handler_gets_its_typed_params_and_output_type() {
 
 #[test]
 fn map_entries_fit_their_item_type() {
-    let value = conform(json!({"key": "Rust", "percent": 78}), &SHARE).unwrap();
+    let value = conform(
+        json!({"key": "Rust", "percent": 78}),
+        &SHARE,
+        &mut Unreadable::default(),
+    )
+    .unwrap();
     assert_eq!(value, json!({"key": "Rust", "percent": 78.0}));
 }
 

@@ -28,6 +28,7 @@ mod search;
 mod shapes;
 mod snapshots;
 mod surfaces;
+mod tolerance;
 
 /// What the fixture's generated code (`golden::fixture`) imports as `crate::prelude`: the
 /// runtime's part of the real prelude, and the fixture's own types.

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use gitlab_mcp::catalog::{
-    ACTIONS, ENTITIES, Entity, FieldType, ResultShape, conform, strip_content_only,
+    ACTIONS, ENTITIES, Entity, FieldType, ResultShape, Unreadable, conform, strip_content_only,
 };
 use serde_json::{Value, json};
 
@@ -81,8 +81,15 @@ fn every_shape_gitlab_allows_decodes_and_validates() {
         assert_eq!(fixture["schema"], json!(entity.gitlab_schema), "{name}");
         for (variant, instance) in fixture["instances"].as_object().unwrap() {
             let what = format!("{name} ({variant})");
-            let mut value = conform(instance.clone(), entity)
+            let mut unreadable = Unreadable::default();
+            let mut value = conform(instance.clone(), entity, &mut unreadable)
                 .unwrap_or_else(|error| panic!("{what} does not decode: {error}"));
+            // Every property present in a type GitLab allows: all of it reads.
+            assert!(
+                variant != "full" || unreadable.is_empty(),
+                "{what}: GitLab allows what is not read: {:?}",
+                unreadable.paths()
+            );
             if variant == "full" {
                 for field in entity.fields {
                     let sent = instance.get(field.name).is_some_and(|v| !v.is_null());
