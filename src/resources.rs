@@ -1,10 +1,10 @@
-//! MCP resources: the catalog (`gitlab://tools`, `gitlab://tools/{id}`) on every surface,
-//! and entity templates (`gitlab://project/{project_id}/mr/{merge_request_iid}`, ...) that a
+//! MCP resources: the catalog (`gitlab://tools`, `gitlab://tools/{id}` for an action or a
+//! whole domain) on every surface, and entity templates (`gitlab://project/{project_id}/mr/{merge_request_iid}`, ...) that a
 //! read resolves by running the matching get through the dispatcher.
 
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{self, Action, ResultShape};
+use crate::catalog::{self, Action, DomainInfo, ResultShape};
 use crate::output::json::to_pretty;
 use crate::policy::Policy;
 use crate::surfaces::Surface;
@@ -69,10 +69,42 @@ pub fn action(surface: &Surface, action: &Action) -> Value {
     entry
 }
 
+/// `gitlab://tools/{domain}`: the domain's actions this instance offers, each with its
+/// title, required parameters and safety, and how to call them on this surface.
+pub fn domain(surface: &Surface, policy: &Policy, domain: &DomainInfo) -> Value {
+    let actions: Vec<Value> = policy
+        .visible()
+        .filter(|a| a.domain == domain.name)
+        .map(|a| {
+            let required: Vec<&str> = a.required_params().map(|p| p.name).collect();
+            json!({
+                "id": a.id,
+                "title": a.title,
+                "required": required,
+                "read_only": a.safety.read_only,
+                "destructive": a.safety.destructive,
+            })
+        })
+        .collect();
+    let call = policy
+        .visible()
+        .find(|a| a.domain == domain.name)
+        .map(|a| surface.call_shape(a));
+    json!({
+        "domain": domain.name,
+        "title": domain.title,
+        "description": domain.description,
+        "call": call,
+        "actions": actions,
+        "action_uri": ACTION_TEMPLATE,
+    })
+}
+
 /// What a `resources/read` URI names.
 pub enum Target {
     Manifest,
     Action(&'static Action),
+    Domain(&'static DomainInfo),
     Entity {
         action: &'static Action,
         args: Map<String, Value>,
@@ -85,7 +117,9 @@ pub fn parse(uri: &str, templates: &[EntityTemplate]) -> Option<Target> {
         return Some(Target::Manifest);
     }
     if let Some(id) = uri.strip_prefix("gitlab://tools/") {
-        return catalog::find(id).map(Target::Action);
+        return catalog::find(id)
+            .map(Target::Action)
+            .or_else(|| catalog::domain(id).map(Target::Domain));
     }
     templates.iter().find_map(|template| {
         let args = match_template(template.uri, uri)?;

@@ -222,7 +222,7 @@ impl GitlabServer {
                 "Call `gitlab_find_action` with the task in plain words: it returns matching action ids with their exact parameters and an example. Then call `gitlab_execute_action` with `action` and `params`."
             }
             SurfaceKind::Meta => {
-                "Each tool covers one GitLab domain: call it with `{\"action\": ..., \"params\": {...}}`. An action's parameters are in resource `gitlab://tools/<domain>.<action>`."
+                "Each tool covers one GitLab domain: call it with `{\"action\": ..., \"params\": {...}}`. A domain's actions with their titles are in resource `gitlab://tools/<domain>`, an action's parameters in `gitlab://tools/<domain>.<action>`."
             }
             SurfaceKind::Individual => {
                 "Each tool is one GitLab action: action `merge_request.list` is tool `gitlab_merge_request_list`."
@@ -409,6 +409,9 @@ impl ServerHandler for GitlabServer {
             }
             Some(Target::Action(action)) if view.policy().allows(action) => {
                 resources::pretty(&resources::action(view.surface(), action))
+            }
+            Some(Target::Domain(domain)) => {
+                resources::pretty(&resources::domain(view.surface(), view.policy(), domain))
             }
             Some(Target::Entity { action, args }) => {
                 let outcome = self

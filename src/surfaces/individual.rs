@@ -28,7 +28,7 @@ pub fn tools(policy: &Policy) -> Vec<Value> {
         .collect()
 }
 
-pub fn confirm_property() -> Value {
+fn confirm_property() -> Value {
     json!({"type": "boolean", "description": "true only after the user approved this destructive action."})
 }
 

@@ -45,6 +45,25 @@ async fn catalog_resources_on_every_surface() {
         assert_eq!(action["id"], "merge_request.get");
         assert!(action["input_schema"]["properties"]["merge_request_iid"].is_object());
         assert!(action["output_schema"]["properties"]["iid"].is_object());
+        // A domain's page: what a meta tool's action names stand for.
+        let domain: Value = serde_json::from_str(&text_of(
+            &client
+                .read_resource(ReadResourceRequestParams::new("gitlab://tools/webhook"))
+                .await
+                .unwrap()
+                .contents,
+        ))
+        .unwrap();
+        assert_eq!(domain["domain"], "webhook");
+        let get = domain["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == "webhook.get")
+            .unwrap();
+        assert_eq!(get["required"], json!(["project_id", "hook_id"]));
+        // The administrators' actions are not alice's to see.
+        assert!(!domain["actions"].to_string().contains("system_get"));
         client.cancel().await.unwrap();
     }
 }
