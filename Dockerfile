@@ -7,7 +7,11 @@
 #   docker run --rm -p 8080:8080 -e GITLAB_URL=https://gitlab.example.com \
 #     -e GITLAB_MCP_ALLOWED_HOSTS=localhost gitlab-mcp
 #
-# docs/kubernetes.yaml runs it with two replicas; README.md says when to use HTTP.
+# docs/kubernetes.yaml runs it with two replicas; README.md says when to use HTTP. The
+# released image is the `release` stage (packaging/container.sh).
+
+# The runtime both images share; the released one runs on distroless/static instead.
+ARG RUNTIME=gcr.io/distroless/cc-debian12:nonroot
 
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
@@ -17,8 +21,7 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
     cargo build --release --locked --bin gitlab-mcp \
     && cp target/release/gitlab-mcp /gitlab-mcp
 
-FROM gcr.io/distroless/cc-debian12:nonroot
-COPY --from=build /gitlab-mcp /usr/local/bin/gitlab-mcp
+FROM ${RUNTIME} AS runtime
 # distroless's `nonroot` user (uid 65532); nothing in the image is writable by it.
 USER nonroot
 # Listen on every interface inside the container; which Host names are answered is
@@ -27,3 +30,13 @@ ENV GITLAB_MCP_HTTP=0.0.0.0:8080
 EXPOSE 8080
 ENTRYPOINT ["/usr/local/bin/gitlab-mcp"]
 CMD ["serve"]
+
+# The released multi-arch image: the static musl binaries the release workflow built for
+# each platform, passed in as the `prebuilt` build context; no compiler runs.
+FROM runtime AS release
+ARG TARGETARCH
+COPY --from=prebuilt ${TARGETARCH}/gitlab-mcp /usr/local/bin/gitlab-mcp
+
+# The default (`docker build .`): built from this source tree.
+FROM runtime
+COPY --from=build /gitlab-mcp /usr/local/bin/gitlab-mcp

@@ -16,42 +16,83 @@ fn dockerfile() -> String {
     std::fs::read_to_string(Path::new(ROOT).join("Dockerfile")).expect("a Dockerfile")
 }
 
+/// A Dockerfile stage: its name (`AS name`), what it is built `FROM`, and its instructions.
+struct Stage<'a> {
+    name: Option<&'a str>,
+    base: &'a str,
+    body: Vec<&'a str>,
+}
+
+fn stages(text: &str) -> Vec<Stage<'_>> {
+    let mut stages: Vec<Stage> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(from) = line.strip_prefix("FROM ") {
+            let mut words = from.split_whitespace();
+            let base = words.next().expect("FROM names a base");
+            let name = match (words.next(), words.next()) {
+                (Some(as_), name) if as_.eq_ignore_ascii_case("AS") => name,
+                _ => None,
+            };
+            stages.push(Stage {
+                name,
+                base,
+                body: Vec::new(),
+            });
+        } else if let Some(stage) = stages.last_mut() {
+            stage.body.push(line);
+        }
+    }
+    stages
+}
+
+/// What an image built from `stage` runs with: its own instructions after those of the
+/// stages it is built from.
+fn image<'a>(stages: &[Stage<'a>], stage: &Stage<'a>) -> Vec<&'a str> {
+    let mut instructions = match stages.iter().find(|s| s.name == Some(stage.base)) {
+        Some(base) => image(stages, base),
+        None => Vec::new(),
+    };
+    instructions.extend(&stage.body);
+    instructions
+}
+
 #[test]
 fn the_dockerfile_builds_in_stages_and_runs_as_non_root() {
     let text = dockerfile();
-    let instructions: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    let stages: Vec<usize> = instructions
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.starts_with("FROM "))
-        .map(|(at, _)| at)
-        .collect();
+    let stages = stages(&text);
     assert!(stages.len() >= 2, "a build stage and a runtime stage");
-    let runtime = &instructions[*stages.last().unwrap()..];
-    let user = runtime
+    // The default image (`docker build .`) and the released one (`--target release`).
+    let release = stages
         .iter()
-        .find_map(|l| l.strip_prefix("USER "))
-        .expect("the runtime stage sets USER");
-    assert!(
-        !["root", "0", "0:0"].contains(&user.trim()),
-        "runs as {user}"
-    );
-    assert!(
-        runtime
+        .find(|s| s.name == Some("release"))
+        .expect("a `release` stage (packaging/container.sh)");
+    for stage in [stages.last().unwrap(), release] {
+        let runtime = image(&stages, stage);
+        let user = runtime
             .iter()
-            .any(|l| l.starts_with("COPY --from=") && l.contains("gitlab-mcp")),
-        "the runtime stage copies only the binary"
-    );
-    assert!(runtime.contains(&"EXPOSE 8080"));
-    assert!(
-        runtime
-            .iter()
-            .any(|l| l.contains("GITLAB_MCP_HTTP=0.0.0.0:8080"))
-    );
+            .find_map(|l| l.strip_prefix("USER "))
+            .expect("the runtime stage sets USER");
+        assert!(
+            !["root", "0", "0:0"].contains(&user.trim()),
+            "runs as {user}"
+        );
+        assert!(
+            stage
+                .body
+                .iter()
+                .any(|l| l.starts_with("COPY --from=") && l.contains("gitlab-mcp")),
+            "the runtime stage copies only the binary"
+        );
+        assert!(runtime.contains(&"EXPOSE 8080"));
+        assert!(
+            runtime
+                .iter()
+                .any(|l| l.contains("GITLAB_MCP_HTTP=0.0.0.0:8080"))
+        );
+    }
 }
 
 fn kubernetes() -> Vec<Value> {
