@@ -22,7 +22,10 @@ name="gitlab-mcp-$(cargo_version)-$target"
 stage="target/packaging/archive/$name"
 rm -rf "$stage"
 mkdir -p "$stage" "$out"
-cp "$binary" LICENSE-MIT LICENSE-APACHE README.md "$stage/"
+exe=gitlab-mcp
+case "$target" in *windows*) exe=gitlab-mcp.exe ;; esac
+cp "$binary" "$stage/$exe"
+cp LICENSE-MIT LICENSE-APACHE README.md "$stage/"
 out="$(cd "$out" && pwd)"
 case "$target" in
   *windows*)

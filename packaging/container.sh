@@ -37,6 +37,7 @@ for pair in amd64:x86_64 arm64:aarch64; do
   [ -f "$dist/$name.tar.gz" ] || die "no $dist/$name.tar.gz (packaging/build-target.sh --target ${pair#*:}-unknown-linux-musl)"
   mkdir -p "$context/prebuilt/$platform"
   tar -xzf "$dist/$name.tar.gz" -C "$context/prebuilt/$platform" --strip-components 1 "$name/gitlab-mcp"
+  chmod 755 "$context/prebuilt/$platform/gitlab-mcp"
 done
 args=(
   buildx build .
