@@ -4,20 +4,25 @@
 //! rmcp's stdio transport skips lines that are not JSON, drops oversized lines without a
 //! word, and reads a `tools/call` whose params have the wrong shape as an unknown method
 //! (-32601). This transport reads the lines itself and answers:
-//! - -32700 (parse error) for bytes that are not JSON;
-//! - -32600 (invalid request) for JSON that is not a message, and for a message over the
-//!   size limit, with the request's id when its first bytes show it;
+//! - -32700 (parse error) for bytes that are not JSON, with `"id": null`;
+//! - -32600 (invalid request) for JSON that is not a JSON-RPC 2.0 message (not an object,
+//!   no `"jsonrpc": "2.0"`, an id that is not a string or an integer, a method that is not
+//!   a string), and for a message over the size limit, with the request's id when it can
+//!   be read and `"id": null` when it cannot;
 //! - -32602 (invalid params) for a known method whose params do not fit its shape.
 //!
-//! Everything else goes to rmcp unchanged, and replies are written by rmcp's own writer.
+//! Everything else goes to rmcp unchanged. Replies are written here, one whole line at a
+//! time under one lock: rmcp's writer leaves out an id it does not know, where JSON-RPC
+//! 2.0 asks for `"id": null`.
+
+use std::sync::Arc;
 
 use rmcp::RoleServer;
 use rmcp::model::{ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, NumberOrString};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// How much of an oversized message is kept to find its id.
 const ID_WINDOW: usize = 4096;
@@ -51,7 +56,7 @@ where
     /// Bytes of the current line beyond the limit, when it is oversized.
     over: Option<usize>,
     limit: usize,
-    out: AsyncRwTransport<RoleServer, tokio::io::Empty, W>,
+    out: Arc<tokio::sync::Mutex<W>>,
 }
 
 impl<R, W> GuardedWire<R, W>
@@ -65,7 +70,18 @@ where
             line: Vec::new(),
             over: None,
             limit,
-            out: AsyncRwTransport::new_server(tokio::io::empty(), write),
+            out: Arc::new(tokio::sync::Mutex::new(write)),
+        }
+    }
+
+    /// Writes one line whole: concurrent replies never interleave.
+    fn write_line(&self, mut line: Vec<u8>) -> impl Future<Output = std::io::Result<()>> + 'static {
+        let out = self.out.clone();
+        line.push(b'\n');
+        async move {
+            let mut out = out.lock().await;
+            out.write_all(&line).await?;
+            out.flush().await
         }
     }
 
@@ -107,14 +123,18 @@ where
     /// Writes an error reply without blocking the read loop (a cancelled `receive` must
     /// not leave half a reply on stdout).
     fn reply(&mut self, error: ErrorData, id: Option<NumberOrString>) {
-        let message: TxJsonRpcMessage<RoleServer> = JsonRpcMessage::error(error, id);
-        let send = self.out.send(message);
+        let send = self.write_line(error_reply(&error, id.as_ref()).to_string().into_bytes());
         tokio::spawn(async move {
             if let Err(error) = send.await {
                 tracing::warn!(%error, "could not write an error reply");
             }
         });
     }
+}
+
+/// An error reply; JSON-RPC 2.0 writes `"id": null` when the request's id is unknown.
+pub(crate) fn error_reply(error: &ErrorData, id: Option<&NumberOrString>) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
 /// What to do with one message (a stdio line, or an HTTP request body).
@@ -150,8 +170,25 @@ pub(crate) fn judge(line: &[u8]) -> Verdict {
             );
         }
     };
-    let id = value.get("id").and_then(request_id);
-    let method = value
+    let Some(fields) = value.as_object() else {
+        return invalid_request("a JSON-RPC message is an object", None);
+    };
+    let id = match fields.get("id") {
+        None => None,
+        Some(id) => match request_id(id) {
+            Some(id) => Some(id),
+            None => {
+                return invalid_request("`id` must be a string or an integer", None);
+            }
+        },
+    };
+    if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid_request("it must say `\"jsonrpc\": \"2.0\"`", id);
+    }
+    if fields.get("method").is_some_and(|m| !m.is_string()) {
+        return invalid_request("`method` must be a string", id);
+    }
+    let method = fields
         .get("method")
         .and_then(Value::as_str)
         .map(str::to_owned);
@@ -170,14 +207,16 @@ pub(crate) fn judge(line: &[u8]) -> Verdict {
             let method = method.unwrap_or_default();
             Verdict::Reply(invalid_params(&method, &value), id)
         }
-        Err(error) => Verdict::Reply(
-            ErrorData::invalid_request(
-                format!("Invalid request: not a JSON-RPC 2.0 message ({error})"),
-                None,
-            ),
-            id,
-        ),
+        Err(error) => invalid_request(&format!("not a JSON-RPC 2.0 message ({error})"), id),
     }
+}
+
+/// -32600: the message is not a JSON-RPC 2.0 request or notification.
+fn invalid_request(problem: &str, id: Option<NumberOrString>) -> Verdict {
+    Verdict::Reply(
+        ErrorData::invalid_request(format!("Invalid request: {problem}"), None),
+        id,
+    )
 }
 
 /// -32602 with what is wrong; `tools/call` is spelled out, being the one that matters.
@@ -273,7 +312,8 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.out.send(item)
+        let write = serde_json::to_vec(&item).map(|line| self.write_line(line));
+        async move { write.map_err(std::io::Error::other)?.await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -309,7 +349,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.out.close().await
+        self.out.lock().await.shutdown().await
     }
 }
 
@@ -348,5 +388,50 @@ mod tests {
             judge(br#"{"jsonrpc":"2.0","method":"notifications/whatever","params":1}"#),
             Verdict::Skip | Verdict::Deliver(_)
         ));
+    }
+
+    /// -32600 and the id, when it can be read; `None` (written `"id": null`) when not.
+    fn invalid(line: &[u8]) -> Option<NumberOrString> {
+        match judge(line) {
+            Verdict::Reply(error, id) if error.code == ErrorCode::INVALID_REQUEST => id,
+            Verdict::Reply(error, _) => panic!("{}: {error:?}", String::from_utf8_lossy(line)),
+            _ => panic!("{}: not refused", String::from_utf8_lossy(line)),
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_json_rpc_2_message_is_an_invalid_request() {
+        // No `jsonrpc`, or another version: the id is echoed.
+        assert_eq!(
+            invalid(br#"{"id":7,"method":"tools/list"}"#),
+            Some(NumberOrString::Number(7))
+        );
+        assert_eq!(
+            invalid(br#"{"jsonrpc":"1.0","id":"a","method":"tools/call","params":{"name":"x"}}"#),
+            Some(NumberOrString::String("a".into()))
+        );
+        assert_eq!(invalid(br#"{"method":"notifications/initialized"}"#), None);
+        // An id that is not a string or an integer cannot be echoed.
+        for id in ["[1]", r#"{"a":1}"#, "null", "1.5", "true"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            assert_eq!(invalid(line.as_bytes()), None, "{line}");
+        }
+        // Not an object, or a method that is not a string.
+        assert_eq!(invalid(b"[1,2]"), None);
+        assert_eq!(invalid(b"42"), None);
+        assert_eq!(
+            invalid(br#"{"jsonrpc":"2.0","id":3,"method":5}"#),
+            Some(NumberOrString::Number(3))
+        );
+    }
+
+    #[test]
+    fn an_unknown_id_is_written_as_null() {
+        let error = ErrorData::new(ErrorCode::PARSE_ERROR, "Parse error", None);
+        let reply = error_reply(&error, None);
+        assert_eq!(reply.get("id"), Some(&Value::Null), "{reply}");
+        assert_eq!(reply["jsonrpc"], "2.0");
+        let reply = error_reply(&error, Some(&NumberOrString::Number(4)));
+        assert_eq!(reply["id"], 4);
     }
 }

@@ -9,7 +9,7 @@
 //!    operator's list; 403 otherwise).
 //! 4. The token's rate limit (429).
 //! 5. The body: at most the size limit (413), JSON-RPC judged as on stdio (`wire::judge`:
-//!    400 with -32700, -32600 or -32602 and the request's id).
+//!    400 with -32700, -32600 or -32602 and the request's id, `null` when unreadable).
 //!
 //! A request that passes carries a `Caller` (a GitLab client with its own token) into the
 //! MCP handler. Every refusal is an HTTP status with a JSON-RPC error body that says what
@@ -28,7 +28,7 @@ use super::settings::{
 };
 use crate::gitlab::{AuthKind, GitlabClient, Token};
 use crate::server::Caller;
-use crate::wire::{Verdict, judge};
+use crate::wire::{Verdict, error_reply, judge};
 
 /// The header naming another GitLab instance for one request.
 pub const GITLAB_URL_HEADER: &str = "x-gitlab-url";
@@ -369,7 +369,7 @@ impl Gate {
             match judge(&bytes) {
                 Verdict::Deliver(_) => {}
                 Verdict::Reply(error, id) => {
-                    let body = json!({"jsonrpc": "2.0", "id": id, "error": error});
+                    let body = error_reply(&error, id.as_ref());
                     return Err(Box::new(json_response(StatusCode::BAD_REQUEST, &body)));
                 }
                 Verdict::Skip => {

@@ -433,6 +433,13 @@ async fn bodies_are_limited_and_judged() {
     .await;
     assert_eq!(reply.status, 400);
     assert_eq!(reply.error_code(), -32700, "{}", reply.body);
+    assert_eq!(reply.body.get("id"), Some(&Value::Null), "{}", reply.body);
+
+    let unversioned = r#"{"id":5,"method":"tools/list"}"#;
+    let reply = post(&server.endpoint, &[ALICE], unversioned).await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.error_code(), -32600, "{}", reply.body);
+    assert_eq!(reply.body["id"], 5, "the error answers the request's id");
 
     let wrong = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#;
     let reply = post(&server.endpoint, &[ALICE], wrong).await;

@@ -1,7 +1,8 @@
 //! JSON-RPC edge cases on the raw stdio wire: every broken message gets an error reply
 //! (the client would otherwise wait for its own timeout), and the session goes on.
-//! -32700 for bytes that are not JSON, -32602 for a `tools/call` whose params have the
-//! wrong shape, and a size limit whose refusal names the request.
+//! -32700 for bytes that are not JSON, -32600 for JSON that is not a JSON-RPC 2.0 message
+//! (`"id": null` when its id cannot be read), -32602 for a `tools/call` whose params have
+//! the wrong shape, and a size limit whose refusal names the request.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -74,12 +75,48 @@ async fn bytes_that_are_not_json_get_a_parse_error() {
     wire.send_line("{not json").await;
     let reply = wire.reply().await;
     assert_eq!(reply["error"]["code"], -32700, "{}", short(&reply));
-    assert_eq!(reply["id"], Value::Null, "{}", short(&reply));
+    // Present and null, as JSON-RPC 2.0 says (not left out).
+    assert_eq!(reply.get("id"), Some(&Value::Null), "{}", short(&reply));
     // The session goes on.
     wire.send_line(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
         .await;
     let reply = wire.reply().await;
     assert_eq!(reply["id"], 2, "{}", short(&reply));
+    assert!(reply["result"]["tools"].is_array(), "{}", short(&reply));
+}
+
+#[tokio::test]
+async fn json_that_is_not_a_json_rpc_2_message_is_an_invalid_request() {
+    let mut wire = Wire::start(&[]).await;
+    // Without `"jsonrpc": "2.0"` (or with another version): -32600, with the id it had.
+    for (line, id) in [
+        (r#"{"id":7,"method":"tools/list"}"#, json!(7)),
+        (
+            r#"{"jsonrpc":"1.0","id":"eight","method":"tools/call","params":{"name":"gitlab_find_action","arguments":{"query":"x"}}}"#,
+            json!("eight"),
+        ),
+        // An id that is not a string or an integer cannot be echoed: `"id": null`.
+        (
+            r#"{"jsonrpc":"2.0","id":[9],"method":"tools/list"}"#,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"n":10},"method":"tools/list"}"#,
+            Value::Null,
+        ),
+        (r#"["not", "a", "message"]"#, Value::Null),
+    ] {
+        wire.send_line(line).await;
+        let reply = wire.reply().await;
+        assert_eq!(reply["error"]["code"], -32600, "{line}: {}", short(&reply));
+        assert_eq!(reply.get("id"), Some(&id), "{line}: {}", short(&reply));
+        assert!(reply.get("result").is_none(), "{line}: {}", short(&reply));
+    }
+    // The session goes on.
+    wire.send_line(r#"{"jsonrpc":"2.0","id":11,"method":"tools/list"}"#)
+        .await;
+    let reply = wire.reply().await;
+    assert_eq!(reply["id"], 11, "{}", short(&reply));
     assert!(reply["result"]["tools"].is_array(), "{}", short(&reply));
 }
 
