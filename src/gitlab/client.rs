@@ -19,7 +19,7 @@ use super::body::BodyStream;
 use super::error::{ErrorKind, GitlabError};
 use super::pagination::Pagination;
 use super::redirect;
-use super::request::{Api, Method, Request};
+use super::request::{Api, MAX_TARGET_BYTES, Method, Request};
 use super::retry;
 use super::settings::{AuthKind, ClientSettings};
 use crate::redact::Redactor;
@@ -266,6 +266,21 @@ impl GitlabClient {
                     .unwrap_or(&self.inner.api)
             ),
         };
+        // What nginx or Puma in front of GitLab would refuse (or drop) is not sent.
+        let origin = url.find("://").map_or(0, |scheme| {
+            url[scheme + 3..]
+                .find('/')
+                .map_or(url.len(), |path| scheme + 3 + path)
+        });
+        let sent = url.len() - origin;
+        if sent > MAX_TARGET_BYTES {
+            let (name, bytes) = request.largest_part();
+            let name = name.map_or_else(|| "a path value".to_owned(), |name| format!("`{name}`"));
+            return Err(GitlabError::new(
+                ErrorKind::UrlTooLong,
+                format!("{name} takes {bytes} bytes of the {sent}-byte address"),
+            ));
+        }
         let write = !request.is_idempotent();
         let mut attempt = 0;
         loop {

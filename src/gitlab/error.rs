@@ -42,6 +42,8 @@ pub enum ErrorKind {
     BadResponse,
     /// A parameter value would change the shape of the URL; nothing was sent.
     UnsafePath,
+    /// The request's address would be longer than GitLab accepts; nothing was sent.
+    UrlTooLong,
     /// 304: GitLab changed nothing because it is already so (subscribing twice).
     Unchanged,
 }
@@ -213,6 +215,11 @@ impl GitlabError {
             ),
             ErrorKind::Unchanged => format!(
                 "GitLab changed nothing{status}: it is already so (already subscribed, or already unsubscribed). There is nothing to do."
+            ),
+            ErrorKind::UrlTooLong => format!(
+                "The request is too long for GitLab: {}, and GitLab accepts at most {} bytes in one address. Nothing was sent; pass a shorter value, or fewer values at once.",
+                self.detail,
+                super::request::MAX_TARGET_BYTES
             ),
             ErrorKind::UnsafePath => format!(
                 "The value {} cannot be used in a URL path (empty, `.` or `..`). Nothing was sent; pass the real name.",

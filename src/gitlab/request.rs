@@ -43,10 +43,17 @@ impl fmt::Display for Method {
     }
 }
 
+/// The longest request target (the path from the server's root, and the query) sent to
+/// GitLab. nginx in front of GitLab reads a request line into 8 KiB buffers and answers
+/// 414 beyond them, Puma refuses a path over 8 KiB, and a proxy may just close the
+/// connection: a longer target is refused before sending, naming the parameter to shorten.
+pub const MAX_TARGET_BYTES: usize = 8000;
+
 #[derive(Debug, Clone, PartialEq)]
 enum Segment {
     Literal(&'static str),
-    Param(String),
+    /// A value, and the template placeholder it fills when it came from one.
+    Param(String, Option<&'static str>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -337,9 +344,9 @@ impl Request {
     pub fn at(mut self, template: &'static str, params: &[&dyn WireValue]) -> Self {
         let mut params = params.iter();
         for part in template.split('/').filter(|part| !part.is_empty()) {
-            if part.starts_with('{') {
+            if let Some(name) = part.strip_prefix('{') {
                 if let Some(param) = params.next() {
-                    self = self.param(*param);
+                    self = self.push_param(Some(name.trim_end_matches('}')), *param);
                 }
             } else {
                 self = self.segment(part);
@@ -349,13 +356,17 @@ impl Request {
     }
 
     /// A parameter that fills one path segment.
-    pub fn param(mut self, value: &(impl WireValue + ?Sized)) -> Self {
+    pub fn param(self, value: &(impl WireValue + ?Sized)) -> Self {
+        self.push_param(None, value)
+    }
+
+    fn push_param(mut self, name: Option<&'static str>, value: &(impl WireValue + ?Sized)) -> Self {
         let text = match value.wire() {
             WireText::One(text) => text,
             WireText::Many(values) => values.join(","),
             WireText::Absent => String::new(),
         };
-        self.segments.push(Segment::Param(text));
+        self.segments.push(Segment::Param(text, name));
         self
     }
 
@@ -409,7 +420,7 @@ impl Request {
             .iter()
             .position(|s| matches!(s, Segment::Literal(l) if *l == literal))?;
         match self.segments.get(at + 1)? {
-            Segment::Param(value) => Some(value),
+            Segment::Param(value, _) => Some(value),
             Segment::Literal(_) => None,
         }
     }
@@ -420,9 +431,9 @@ impl Request {
             .segments
             .iter()
             .position(|s| matches!(s, Segment::Literal(l) if *l == literal))
-            && let Some(slot @ Segment::Param(_)) = self.segments.get_mut(at + 1)
+            && let Some(Segment::Param(slot, _)) = self.segments.get_mut(at + 1)
         {
-            *slot = Segment::Param(value.into());
+            *slot = value.into();
         }
         self
     }
@@ -432,7 +443,8 @@ impl Request {
     /// body. None when the path does not end in a literal after a parameter.
     pub fn subject(&self) -> Option<Request> {
         let (last, rest) = self.segments.split_last()?;
-        if !matches!(last, Segment::Literal(_)) || !matches!(rest.last(), Some(Segment::Param(_))) {
+        if !matches!(last, Segment::Literal(_)) || !matches!(rest.last(), Some(Segment::Param(..)))
+        {
             return None;
         }
         Some(Request {
@@ -479,7 +491,7 @@ impl Request {
             path.push('/');
             match segment {
                 Segment::Literal(text) => path.push_str(text),
-                Segment::Param(value) => {
+                Segment::Param(value, _) => {
                     if value.is_empty() || value == "." || value == ".." {
                         return Err(UnsafePath {
                             value: value.clone(),
@@ -511,6 +523,32 @@ impl Request {
         } else {
             format!("{path}?{query}")
         })
+    }
+
+    /// The parameter that takes the most bytes of the target, by the name the caller
+    /// knows it by (a path placeholder, or a query key without `[]`), with those bytes.
+    /// `None` for the name of a path value a handler added.
+    pub fn largest_part(&self) -> (Option<String>, usize) {
+        let mut parts: Vec<(Option<String>, usize)> = Vec::new();
+        for segment in &self.segments {
+            if let Segment::Param(value, name) = segment {
+                let name = name.map(str::to_owned);
+                parts.push((name, encode_component(value).len() + 1));
+            }
+        }
+        for (key, value) in &self.query {
+            let name = key.trim_end_matches("[]").to_owned();
+            let bytes = encode_component(key).len() + encode_component(value).len() + 2;
+            match parts.iter_mut().find(|(n, _)| n.as_deref() == Some(&name)) {
+                Some((_, total)) => *total += bytes,
+                None => parts.push((Some(name), bytes)),
+            }
+        }
+        parts
+            .into_iter()
+            .rev()
+            .max_by_key(|(_, bytes)| *bytes)
+            .unwrap_or((None, 0))
     }
 
     /// The JSON body, unless the request uploads a file (`form`).
@@ -660,6 +698,27 @@ mod tests {
         assert_eq!(
             request.path().unwrap(),
             "/projects/group%2Fsub%2Fproject/repository/files/dir%2Ffile%20name%3Fx%3D1%23frag"
+        );
+    }
+
+    #[test]
+    fn the_largest_part_of_a_target_is_named() {
+        let request = Request::new(Method::Get)
+            .at("/projects/{project_id}/issues", &[&"acme/api".to_owned()])
+            .query("iids", &vec![1_i64, 2, 3])
+            .query("search", "x".repeat(40).as_str());
+        assert_eq!(request.largest_part(), (Some("search".to_owned()), 48));
+        // Each `iids[]=n` counts toward `iids`.
+        let many: Vec<i64> = (1000..1100).collect();
+        let request = request.query("iids", &many);
+        assert_eq!(request.largest_part().0.as_deref(), Some("iids"));
+        // A path value from a template is named by its placeholder.
+        let long = "g/".repeat(100);
+        let request = Request::new(Method::Get).at("/projects/{project_id}", &[&long]);
+        assert_eq!(request.largest_part().0.as_deref(), Some("project_id"));
+        assert_eq!(
+            Request::new(Method::Get).param(&long).largest_part().0,
+            None
         );
     }
 

@@ -251,6 +251,48 @@ async fn a_silent_upstream_ends_at_the_deadline() {
 }
 
 #[tokio::test]
+async fn a_too_long_address_is_refused_before_sending_naming_the_parameter() {
+    let upstream = Upstream::start(|_| Reply::Json(200, "[]".into()));
+    let dispatcher = dispatcher(&upstream.url(), |_| {});
+    // 70 KB of search words: past what nginx and Puma take (8 KiB); GitLab would close
+    // the connection, which a read would retry.
+    let (outcome, attempts, _) = run(
+        "a 70 KB query string",
+        &dispatcher,
+        &upstream,
+        "issue.list",
+        json!({"project_id": 101, "search": "word ".repeat(14_000)}),
+    )
+    .await;
+    assert!(outcome.is_error, "{}", outcome.text);
+    assert_eq!(attempts, 0, "nothing is sent");
+    for part in ["`search`", "8000 bytes", "Nothing was sent"] {
+        assert!(outcome.text.contains(part), "{part}: {}", outcome.text);
+    }
+    // A long path value is named by its parameter too.
+    let (outcome, attempts, _) = run(
+        "a 9 KB path value",
+        &dispatcher,
+        &upstream,
+        "project.get",
+        json!({"project_id": format!("acme/{}", "sub/".repeat(2_300))}),
+    )
+    .await;
+    assert_eq!(attempts, 0, "nothing is sent");
+    assert!(outcome.text.contains("`project_id`"), "{}", outcome.text);
+    // Just under the limit, it is sent.
+    let (outcome, attempts, _) = run(
+        "a 7 KB query string",
+        &dispatcher,
+        &upstream,
+        "issue.list",
+        json!({"project_id": 101, "search": "word ".repeat(1_000)}),
+    )
+    .await;
+    assert_eq!(attempts, 1, "{}", outcome.text);
+}
+
+#[tokio::test]
 async fn a_write_whose_connection_resets_is_not_repeated_and_says_to_check() {
     let upstream = Upstream::start(|_| Reply::Reset);
     let dispatcher = dispatcher(&upstream.url(), |_| {});
