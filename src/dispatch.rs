@@ -81,9 +81,8 @@ pub enum Lookup {
 pub struct Dispatcher {
     context: Context,
     policy: Arc<Policy>,
-    /// Set when the catalog is fitted to the instance and token: done once, by the first
-    /// caller of `fitted`.
-    fitting: Option<Arc<tokio::sync::OnceCell<()>>>,
+    /// Fits the catalog to the instance and token, in the background (`crate::fit`).
+    fitting: Option<crate::fit::Fitting>,
     vocabulary: Vocabulary,
 }
 
@@ -99,35 +98,41 @@ impl Dispatcher {
 
     /// Fit the catalog to what the instance and the token can run (`crate::fit`).
     pub fn with_fitting(mut self) -> Self {
-        self.fitting = Some(Arc::new(tokio::sync::OnceCell::new()));
+        self.fitting = Some(crate::fit::Fitting::default());
         self
     }
 
     /// Whether the catalog is final: fitting is off, or done.
     pub fn is_fitted(&self) -> bool {
-        self.fitting.as_ref().is_none_or(|cell| cell.initialized())
+        self.fitting
+            .as_ref()
+            .is_none_or(crate::fit::Fitting::is_done)
     }
 
-    /// Waits until the catalog is fitted: the first caller asks GitLab, the others wait for
-    /// its answer. A failed detection keeps the full catalog and is logged once.
+    /// Starts fitting in the background (once); returns at once.
+    pub fn start_fitting(&self) {
+        if let Some(fitting) = &self.fitting {
+            fitting.start(self.context.gitlab(), &self.policy.fit);
+        }
+    }
+
+    /// Waits until fitting has finished, however long GitLab takes (a failed detection
+    /// keeps the full catalog and is logged once).
     pub async fn fitted(&self) {
-        let Some(fitting) = &self.fitting else {
-            return;
-        };
-        fitting
-            .get_or_init(|| async {
-                match crate::fit::detect(self.context.gitlab()).await {
-                    Ok(fit) => {
-                        tracing::info!(fit = %fit.summary(), "catalog fitted to the instance and token");
-                        let _ = self.policy.fit.set(fit);
-                    }
-                    Err(reason) => tracing::warn!(
-                        %reason,
-                        "could not learn the instance's edition or the token's scopes; offering the full catalog"
-                    ),
-                }
-            })
-            .await;
+        self.start_fitting();
+        if let Some(fitting) = &self.fitting {
+            fitting.done().await;
+        }
+    }
+
+    /// Waits for fitting at most `grace`; whether the catalog is final. After that a
+    /// caller goes on with what is known, and GitLab refuses what the token cannot do.
+    pub async fn fitted_within(&self, grace: std::time::Duration) -> bool {
+        self.start_fitting();
+        match &self.fitting {
+            Some(fitting) => fitting.within(grace).await,
+            None => true,
+        }
     }
 
     /// The same dispatcher, answering in the words of another front end.
@@ -222,9 +227,9 @@ impl Dispatcher {
 
     /// Runs an action by any name `lookup` accepts.
     pub async fn call(&self, name: &str, args: Args, confirm: bool) -> Outcome {
-        self.fitted().await;
+        self.fitted_within(crate::fit::GRACE).await;
         match self.lookup(name) {
-            Lookup::Found(action) => self.run(action, args, confirm).await,
+            Lookup::Found(action) => self.run_as_known(action, args, confirm).await,
             other => self.finish(Outcome::error(lookup_failure(
                 name,
                 &other,
@@ -234,8 +239,18 @@ impl Dispatcher {
     }
 
     /// Runs one action: check, policy, GitLab, format.
-    pub async fn run(&self, action: &'static Action, mut args: Args, confirm: bool) -> Outcome {
-        self.fitted().await;
+    pub async fn run(&self, action: &'static Action, args: Args, confirm: bool) -> Outcome {
+        self.fitted_within(crate::fit::GRACE).await;
+        self.run_as_known(action, args, confirm).await
+    }
+
+    /// Runs one action under the policy as it is now (fitted, or not yet).
+    async fn run_as_known(
+        &self,
+        action: &'static Action,
+        mut args: Args,
+        confirm: bool,
+    ) -> Outcome {
         if let Some(reason) = self.policy.hidden(action) {
             return self.finish(Outcome::error(lookup_failure(
                 action.id,

@@ -8,15 +8,19 @@
 //! every surface, from find and from the catalog resources, whatever would only fail. What
 //! could not be learned hides nothing: a failed detection keeps the full catalog, and the
 //! reason is logged once.
+//!
+//! Nothing waits for it longer than `GRACE`: detection runs in its own task (`Fitting`),
+//! and whoever needs the fitted catalog waits for it at most that long, then goes on with
+//! what is known (the catalog before fitting, which GitLab itself still guards).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-
-use tokio::time::Instant;
 
 use serde_json::Value;
 
 use crate::catalog::{Action, Tier, TokenScope};
-use crate::gitlab::{GitlabClient, Method, Request};
+use crate::gitlab::{ErrorKind, GitlabClient, GitlabError, Method, Request};
 
 /// What was learned about the instance and the token.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -122,13 +126,81 @@ impl Fit {
     }
 }
 
-/// How long detection may take before the full catalog is kept.
-pub const DETECTION_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a request waits for fitting before it is answered with what is known: the
+/// first `tools/list` of the meta and individual surfaces, a call, a find. A GitLab that
+/// answers at once is fitted well within it (76-131 ms measured).
+pub const GRACE: Duration = Duration::from_secs(1);
+
+/// Fitting in the background: started once, it learns the instance and the token
+/// (`detect`) and sets what it learned into the policy's `fit`; callers wait for it with
+/// a bound. Clones share one fitting.
+#[derive(Clone)]
+pub struct Fitting {
+    state: Arc<FittingState>,
+}
+
+struct FittingState {
+    started: AtomicBool,
+    /// `true` once detection has finished, learned or not.
+    done: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for Fitting {
+    fn default() -> Self {
+        Self {
+            state: Arc::new(FittingState {
+                started: AtomicBool::new(false),
+                done: tokio::sync::watch::Sender::new(false),
+            }),
+        }
+    }
+}
+
+impl Fitting {
+    /// Starts detection in a task of its own, once; returns at once. What is learned goes
+    /// into `fit`; a failed detection sets nothing (which hides nothing) and is logged.
+    pub fn start(&self, gitlab: &GitlabClient, fit: &Arc<OnceLock<Fit>>) {
+        if self.state.started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (state, gitlab, fit) = (self.state.clone(), gitlab.clone(), fit.clone());
+        tokio::spawn(async move {
+            match detect(&gitlab).await {
+                Ok(learned) => {
+                    tracing::info!(fit = %learned.summary(), "catalog fitted to the instance and token");
+                    let _ = fit.set(learned);
+                }
+                Err(reason) => tracing::warn!(
+                    %reason,
+                    "could not learn the instance's edition or the token's scopes; offering the full catalog"
+                ),
+            }
+            state.done.send_replace(true);
+        });
+    }
+
+    pub fn is_done(&self) -> bool {
+        *self.state.done.borrow()
+    }
+
+    /// Resolves when detection has finished (it must have been started).
+    pub async fn done(&self) {
+        let mut done = self.state.done.subscribe();
+        // The sender lives in `self`: the wait cannot fail.
+        let _ = done.wait_for(|done| *done).await;
+    }
+
+    /// Waits for detection at most `grace`; whether it has finished.
+    pub async fn within(&self, grace: Duration) -> bool {
+        self.is_done() || tokio::time::timeout(grace, self.done()).await.is_ok()
+    }
+}
 
 /// Asks the instance what it is and what the token may do. Each question is answered
 /// independently; `Err` only when none could be (the reason, for the log).
 pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
-    let deadline = (Instant::now() + DETECTION_TIMEOUT).min(client.deadline_from_now());
+    // One call's deadline (GITLAB_TIMEOUT) for every question: nothing waits for them.
+    let deadline = client.deadline_from_now();
     let get = |path: &'static str| {
         let request = Request::new(Method::Get).at(path, &[]);
         async move {
@@ -152,9 +224,9 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
         // another round of retries.
         Err(first) if first.status.is_some() => match get("/version").await {
             Ok(version) => read_metadata(&version, &mut fit),
-            Err(_) => failures.push(format!("edition: {}", first.explain())),
+            Err(_) => failures.push(format!("edition: {}", failure(&first))),
         },
-        Err(first) => failures.push(format!("edition: {}", first.explain())),
+        Err(first) => failures.push(format!("edition: {}", failure(&first))),
     }
     match token {
         Ok(token) => {
@@ -167,7 +239,7 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
             });
         }
         // OAuth and job tokens have no `self`: their scopes stay unknown.
-        Err(error) => failures.push(format!("token scopes: {}", error.explain())),
+        Err(error) => failures.push(format!("token scopes: {}", failure(&error))),
     }
     match user {
         Ok(user) => {
@@ -177,7 +249,7 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
                     .unwrap_or(false),
             )
         }
-        Err(error) => failures.push(format!("user: {}", error.explain())),
+        Err(error) => failures.push(format!("user: {}", failure(&error))),
     }
     if fit == Fit::default() {
         return Err(failures.join("; "));
@@ -186,6 +258,18 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
         tracing::info!(%failure, "part of the instance could not be learned; it hides nothing");
     }
     Ok(fit)
+}
+
+/// Why a question went unanswered, for the log (what a tool result would add about
+/// retrying a read does not apply).
+fn failure(error: &GitlabError) -> String {
+    match error.kind {
+        ErrorKind::Timeout => format!(
+            "GitLab did not answer within {} (GITLAB_TIMEOUT)",
+            error.detail
+        ),
+        _ => error.explain(),
+    }
 }
 
 /// `/metadata` says `enterprise`; `/version` only has the `-ee` suffix.

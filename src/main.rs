@@ -18,7 +18,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // Work started in the background and not awaited (fitting waiting for GitLab, the
+    // search index being built in `spawn_blocking`) is not waited for: dropping the
+    // runtime would wait for blocking tasks to finish.
+    runtime.shutdown_background();
+    match result {
         Ok(code) => code,
         // The reader went away (`gitlab-mcp catalog | head`): nothing is wrong.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,

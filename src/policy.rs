@@ -65,6 +65,15 @@ impl Policy {
         None
     }
 
+    /// The same policy before fitting: what is known without asking GitLab. It is never
+    /// fitted (its `fit` is its own), so what is built from it stays as it was built.
+    pub fn unfitted(&self) -> Policy {
+        Policy {
+            fit: Arc::new(OnceLock::new()),
+            ..self.clone()
+        }
+    }
+
     pub fn allows(&self, action: &Action) -> bool {
         self.hidden(action).is_none()
     }

@@ -51,13 +51,18 @@ pub fn manifest(surface: &Surface, policy: &Policy) -> Value {
         .visible()
         .map(|a| json!({"id": a.id, "title": a.title, "read_only": a.safety.read_only, "destructive": a.safety.destructive}))
         .collect();
-    json!({
+    let mut manifest = json!({
         "surface": surface.kind.name(),
         "tools": tools,
         "action_count": actions.len(),
         "actions": actions,
         "action_uri": ACTION_TEMPLATE,
-    })
+    });
+    // What fitting learned, once it has (absent before, or when nothing could be learned).
+    if let Some(fit) = policy.fit.get() {
+        manifest["instance"] = Value::from(fit.summary());
+    }
+    manifest
 }
 
 /// `gitlab://tools/{id}`: how to call one action on this surface, and its schemas.

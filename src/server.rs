@@ -5,21 +5,25 @@
 //! `structuredContent`, the resource link, `isError`), and serves the catalog and entity
 //! resources. GitLab failures are always tool results, never JSON-RPC errors.
 //!
-//! Over stdio every request runs with the process's dispatcher; over Streamable HTTP each
+//! Over stdio every request runs with the process's dispatcher, and no request waits for
+//! fitting longer than `fit::GRACE` (the dynamic surface's `tools/list` not at all): until
+//! fitting has finished a request is answered with what is known, and a client that was
+//! shown tools fitting changed gets `notifications/tools/list_changed` (on a
+//! `subscriptions/listen` stream for 2026-07-28 clients). Over Streamable HTTP each
 //! request runs with its own caller's credentials and sees the catalog fitted to them
 //! (`views.rs`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     EmbeddedResource, ErrorCode, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
-    ServerConfig, TextContent, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, TextContent, Tool,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::catalog::ContentKind;
@@ -27,7 +31,7 @@ use crate::dispatch::{Context, Dispatcher, Outcome};
 use crate::gitlab::GitlabClient;
 use crate::resources::{self, CapabilitySurface, EntityTemplate, Target};
 use crate::surfaces::{Route, Surface, SurfaceKind};
-use crate::views::{View, Views};
+use crate::views::{Current, View, Views};
 use crate::vocabulary::Vocabulary;
 
 /// The largest JSON-RPC message accepted on stdio by default: far above any real call
@@ -48,15 +52,19 @@ struct Inner {
     /// Repair sentences name what this client can call: only the dynamic surface has a
     /// search tool.
     vocabulary: Vocabulary,
+    /// A client on the initialize lifecycle that listed tools, to tell when they change
+    /// (2026-07-28 clients subscribe with `subscriptions/listen` instead).
+    listener: OnceLock<Peer<RoleServer>>,
 }
 
 /// Whose credentials a request runs with.
 enum Access {
     /// stdio: the process's one dispatcher, with the token of the user who started it,
-    /// and the one view its policy (fitted once) gives.
+    /// and the view its policy gives: what is known until fitting has finished, then the
+    /// fitted one.
     Fixed {
         dispatcher: Dispatcher,
-        view: Arc<View>,
+        current: Current,
     },
     /// Streamable HTTP: each request brings its `Caller` (attached by `http::gate`) and
     /// gets a dispatcher of its own, with the view fitted to its token (`Views`). A
@@ -84,8 +92,15 @@ impl GitlabServer {
         let kind = surface.kind;
         let vocabulary = vocabulary(kind);
         let dispatcher = dispatcher.speaking(vocabulary);
-        let view = Arc::new(View::new(surface));
-        Self::with_access(Access::Fixed { dispatcher, view }, kind, capability)
+        let current = Current::new(surface, dispatcher.is_fitted());
+        Self::with_access(
+            Access::Fixed {
+                dispatcher,
+                current,
+            },
+            kind,
+            capability,
+        )
     }
 
     /// A server whose requests each carry their own `Caller` (Streamable HTTP), each seeing
@@ -113,36 +128,33 @@ impl GitlabServer {
                 kind,
                 capability,
                 vocabulary: vocabulary(kind),
+                listener: OnceLock::new(),
             }),
         }
     }
 
-    /// Waits until the catalog is fitted to the instance and token (at once when fitting is
-    /// off or done). Over HTTP each token's view is fitted on its first request instead.
-    pub async fn fitted(&self) {
-        if let Access::Fixed { dispatcher, .. } = &self.inner.access {
-            dispatcher.fitted().await;
-        }
-    }
-
-    /// Fits the catalog, then builds the search index of the dynamic surface off the async
-    /// runtime, so that the first `gitlab_find_action` does not pay for it (at 1,000 actions
-    /// building it takes longer than a search). A find that arrives first builds it itself;
-    /// the index is built once either way. Over HTTP (one view per token) it only reads the
-    /// catalog's texts, which every token's index shares.
+    /// Fits the catalog in the background, then builds the search index of the dynamic
+    /// surface off the async runtime, so that the first `gitlab_find_action` does not pay
+    /// for it (at 1,000 actions building it takes longer than a search). A find that
+    /// arrives first builds it itself; the index is built once either way. Over HTTP (one
+    /// view per token) it only reads the catalog's texts, which every token's index shares.
+    /// Nothing waits for this: the process may exit at any point of it.
     pub async fn prepare(&self) {
         // Reading the catalog's texts for search does not depend on the instance: it runs
         // while fitting waits for GitLab, and the index after it only assembles.
         let reading = (self.inner.kind == SurfaceKind::Dynamic)
             .then(|| tokio::task::spawn_blocking(crate::search::Prepared::built_in));
-        self.fitted().await;
+        if let Access::Fixed { dispatcher, .. } = &self.inner.access {
+            dispatcher.fitted().await;
+            self.settle().await;
+        }
         if let Some(reading) = reading {
             let _ = reading.await;
         }
-        if let (Access::Fixed { view, .. }, SurfaceKind::Dynamic) =
+        if let (Access::Fixed { current, .. }, SurfaceKind::Dynamic) =
             (&self.inner.access, self.inner.kind)
         {
-            let view = view.clone();
+            let view = current.view();
             let _ = tokio::task::spawn_blocking(move || {
                 view.index();
             })
@@ -150,16 +162,57 @@ impl GitlabServer {
         }
     }
 
+    /// Once fitting has finished, offers the fitted view; a client on the initialize
+    /// lifecycle that was shown tools which changed is told so. Whoever sees fitting
+    /// finished first does it (once).
+    async fn settle(&self) {
+        let Access::Fixed {
+            dispatcher,
+            current,
+        } = &self.inner.access
+        else {
+            return;
+        };
+        if !dispatcher.is_fitted() || !current.settle() {
+            return;
+        }
+        if let Some(peer) = self.inner.listener.get() {
+            tracing::info!("the tools changed with fitting; telling the client");
+            // Before the answer of the request that noticed it.
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::debug!(%error, "could not send notifications/tools/list_changed");
+            }
+        }
+    }
+
+    /// Whether tools fitting may change are listed: over stdio, on the meta and individual
+    /// surfaces, with fitting on.
+    fn tools_may_change(&self) -> bool {
+        self.inner.kind != SurfaceKind::Dynamic
+            && matches!(&self.inner.access, Access::Fixed { current, .. } if current.may_change())
+    }
+
     /// The dispatcher and view this request runs with: the process's, or those of the
-    /// request's own caller. Over HTTP a request without a caller is refused, never run
-    /// with another request's credentials.
-    async fn serving(&self, context: &RequestContext<RoleServer>) -> Result<Serving, McpError> {
+    /// request's own caller, waiting for fitting as `wait` says, then taking what is known.
+    /// Over HTTP a request without a caller is refused, never run with another request's
+    /// credentials.
+    async fn serving(
+        &self,
+        context: &RequestContext<RoleServer>,
+        wait: Wait,
+    ) -> Result<Serving, McpError> {
         match &self.inner.access {
-            Access::Fixed { dispatcher, view } => {
-                dispatcher.fitted().await;
+            Access::Fixed {
+                dispatcher,
+                current,
+            } => {
+                if wait == Wait::Grace {
+                    dispatcher.fitted_within(crate::fit::GRACE).await;
+                }
+                self.settle().await;
                 Ok(Serving {
                     dispatcher: dispatcher.clone(),
-                    view: view.clone(),
+                    view: current.view(),
                 })
             }
             Access::PerRequest {
@@ -177,7 +230,11 @@ impl GitlabServer {
                         )
                     })?;
                 let gitlab = &caller.gitlab;
-                let view = crate::redact::scoped(gitlab.shared_redactor(), views.of(gitlab)).await;
+                let grace = match wait {
+                    Wait::Never => std::time::Duration::ZERO,
+                    Wait::Call | Wait::Grace => crate::fit::GRACE,
+                };
+                let view = views.of(gitlab, grace).await;
                 let context = Context::new(gitlab.clone()).with_result_budget(*result_budget);
                 let dispatcher =
                     Dispatcher::new(context, view.policy().clone()).speaking(self.inner.vocabulary);
@@ -198,8 +255,11 @@ impl GitlabServer {
         }
     }
 
-    /// Answers one tool call with this request's dispatcher and view.
+    /// Answers one tool call with this request's dispatcher and view. Neither waits for
+    /// fitting longer than `fit::GRACE`: a call is then judged by what is known (GitLab
+    /// refuses what the token cannot do), and a find searches the catalog before fitting.
     async fn call(
+        &self,
         serving: &Serving,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
@@ -210,7 +270,17 @@ impl GitlabServer {
                 args,
                 confirm,
             } => serving.dispatcher.call(&action, args, confirm).await,
-            Route::Find(request) => crate::surfaces::find(serving.view.index(), &request),
+            Route::Find(request) => {
+                let view = match &self.inner.access {
+                    Access::Fixed { current, .. } if !serving.dispatcher.is_fitted() => {
+                        serving.dispatcher.fitted_within(crate::fit::GRACE).await;
+                        self.settle().await;
+                        current.view()
+                    }
+                    _ => serving.view.clone(),
+                };
+                crate::surfaces::find(view.index(), &request)
+            }
             Route::Repair(message) => Outcome::error(message),
         })
     }
@@ -230,6 +300,17 @@ impl GitlabServer {
         };
         format!("GitLab over MCP. {how} {common}")
     }
+}
+
+/// How long a request waits for fitting before it is answered with what is known.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// Not at all: the dynamic surface's two tools do not depend on fitting.
+    Never,
+    /// A tool call: over stdio the dispatcher waits itself (at most `fit::GRACE`).
+    Call,
+    /// At most `fit::GRACE`.
+    Grace,
 }
 
 fn vocabulary(kind: SurfaceKind) -> Vocabulary {
@@ -276,14 +357,15 @@ pub fn call_result(outcome: &Outcome) -> CallToolResult {
 
 impl ServerHandler for GitlabServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
-        .with_instructions(self.instructions())
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        let capabilities = if self.tools_may_change() {
+            capabilities.enable_tool_list_changed()
+        } else {
+            capabilities
+        };
+        ServerConfig::new(capabilities.enable_resources().build())
+            .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions())
     }
 
     async fn list_tools(
@@ -291,26 +373,40 @@ impl ServerHandler for GitlabServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let serving = self.serving(&context).await?;
+        let view = match &self.inner.access {
+            Access::Fixed {
+                dispatcher,
+                current,
+            } => {
+                // The dynamic surface's two tools do not depend on fitting: never wait.
+                if self.inner.kind != SurfaceKind::Dynamic {
+                    dispatcher.fitted_within(crate::fit::GRACE).await;
+                }
+                self.settle().await;
+                // Known before the list is marked shown, so that fitting finishing in
+                // between still finds whom to tell.
+                if current.may_change() && is_legacy(&context) {
+                    let _ = self.inner.listener.set(context.peer.clone());
+                }
+                current.listed()
+            }
+            Access::PerRequest { .. } => {
+                let wait = if self.inner.kind == SurfaceKind::Dynamic {
+                    Wait::Never
+                } else {
+                    Wait::Grace
+                };
+                self.serving(&context, wait).await?.view
+            }
+        };
         Ok(ListToolsResult::with_all_items(
-            serving.view.surface().tools().to_vec(),
+            view.surface().tools().to_vec(),
         ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         match &self.inner.access {
-            // Before fitting has finished the tools are not final: build them, do not keep
-            // them.
-            Access::Fixed { dispatcher, view } => {
-                if dispatcher.is_fitted() {
-                    view.surface().tool(name).cloned()
-                } else {
-                    view.surface()
-                        .build_tools()
-                        .into_iter()
-                        .find(|t| t.name == name)
-                }
-            }
+            Access::Fixed { current, .. } => current.view().surface().tool(name).cloned(),
             // Only for checking `Mcp-Param-*` headers against the tool's input schema, which
             // fitting does not change; whether the caller may call it is decided with their
             // own view.
@@ -325,11 +421,11 @@ impl ServerHandler for GitlabServer {
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
         let work = async {
-            let serving = self.serving(&context).await?;
+            let serving = self.serving(&context, Wait::Call).await?;
             let outcome = self
                 .scoped(
                     &serving.dispatcher,
-                    Self::call(&serving, &request.name, arguments),
+                    self.call(&serving, &request.name, arguments),
                 )
                 .await;
             Ok::<_, McpError>(outcome)
@@ -352,6 +448,36 @@ impl ServerHandler for GitlabServer {
         }
     }
 
+    /// 2026-07-28 clients ask for `notifications/tools/list_changed` on a
+    /// `subscriptions/listen` stream; granted where the tools may change.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        if requested.tools_list_changed == Some(true) && self.tools_may_change() {
+            accepted.tools_list_changed = Some(true);
+        }
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        if let Access::Fixed { current, .. } = &self.inner.access
+            && context.accepted().tools_list_changed == Some(true)
+        {
+            tokio::select! {
+                changed = current.settled() => {
+                    if changed {
+                        let _ = context.sink().notify_tool_list_changed().await;
+                    }
+                }
+                () = context.cancelled() => return Ok(()),
+            }
+        }
+        context.cancelled().await;
+        Ok(())
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -369,7 +495,7 @@ impl ServerHandler for GitlabServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let serving = self.serving(&context).await?;
+        let serving = self.serving(&context, Wait::Grace).await?;
         let mut templates = vec![
             ResourceTemplate::new(resources::ACTION_TEMPLATE, "action")
                 .with_title("One GitLab action")
@@ -396,7 +522,7 @@ impl ServerHandler for GitlabServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let Serving { dispatcher, view } = self.serving(&context).await?;
+        let Serving { dispatcher, view } = self.serving(&context, Wait::Grace).await?;
         let uri = request.uri;
         let templates: &[EntityTemplate] = if self.inner.capability == CapabilitySurface::Full {
             view.templates()
@@ -439,6 +565,12 @@ impl ServerHandler for GitlabServer {
     }
 }
 
+/// Whether the request comes from a client on the initialize lifecycle (before
+/// 2026-07-28), to whom notifications go unasked.
+fn is_legacy(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version() != Some(ProtocolVersion::V_2026_07_28)
+}
+
 fn first_line(text: &str) -> &str {
     text.lines()
         .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -468,29 +600,45 @@ pub async fn shutdown_signal() {
 }
 
 /// Serves MCP over stdio until stdin closes or a signal arrives, then exits the process
-/// at once (a blocked stdin read would otherwise hold the runtime open). Messages over
-/// `max_message_bytes` are refused with an error reply (`wire.rs`).
+/// at once: a blocked stdin read, fitting waiting for GitLab or the search index being
+/// built would otherwise hold the runtime open. Messages over `max_message_bytes` are
+/// refused with an error reply (`wire.rs`).
 pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
     let wire =
         crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
-    // Learn the instance and token while the client initializes (requests that need the
-    // fitted catalog wait for it), then build the search index before the first find.
+    // Learn the instance and token while the client initializes (no request waits for it
+    // longer than `fit::GRACE`), then build the search index before the first find.
     let early = server.clone();
     tokio::spawn(async move { early.prepare().await });
-    let running = server.serve(wire).await.map_err(|error| {
-        anyhow::anyhow!(
-            "no MCP session ({error}): gitlab-mcp talks JSON-RPC with an MCP client over stdin and stdout, and the first message must be an `initialize` request. To try it by hand: `gitlab-mcp demo`; every command: `gitlab-mcp --help`."
-        )
-    })?;
+    // One listener for the whole session: a signal between two `select!`s is not lost.
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let running = tokio::select! {
+        running = server.serve(wire) => running.map_err(|error| {
+            anyhow::anyhow!(
+                "no MCP session ({error}): gitlab-mcp talks JSON-RPC with an MCP client over stdin and stdout, and the first message must be an `initialize` request. To try it by hand: `gitlab-mcp demo`; every command: `gitlab-mcp --help`."
+            )
+        })?,
+        () = &mut signal => {
+            tracing::info!("stopping on signal");
+            exit_now();
+        }
+    };
     tokio::select! {
         result = running.waiting() => {
             if let Err(error) = result {
                 tracing::warn!(%error, "the MCP session ended with an error");
             }
         }
-        () = shutdown_signal() => tracing::info!("stopping on signal"),
+        () = &mut signal => tracing::info!("stopping on signal"),
     }
+    exit_now();
+}
+
+/// Ends the process now, whatever start-up work is still running (it holds nothing that
+/// must be written). Every reply was written and flushed line by line (`wire.rs`).
+fn exit_now() -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     std::process::exit(0);

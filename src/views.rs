@@ -1,10 +1,15 @@
 //! What a caller is offered: the policy (fitted to their instance and token, or not) and
 //! what is built from it once: the surface's tools, the entity templates, the search index.
 //!
-//! Over stdio there is one caller and one `View`. Over HTTP every request brings its own
+//! Over stdio there is one caller, and `Current` holds its view: until fitting has finished
+//! (`fit::GRACE` at most for any request), the view of what is known without GitLab (the
+//! policy before fitting, built once and never changed under a client), then the fitted
+//! one; when a client was shown tools that fitting changed, it is told (`settle`). Over
+//! HTTP every request brings its own
 //! token, and with fitting on `Views` holds one fitted `View` per instance and token:
-//! learned (`fit::detect`) on the token's first request, reused by its later ones, and
-//! never handed to another token. Keys are 128-bit keyed hashes of instance and token, so
+//! learned (`fit::detect`, in a task of its own) from the token's first request, which
+//! waits for it at most `fit::GRACE` (then it is answered with the operator's catalog),
+//! reused by its later ones, and never handed to another token. Keys are 128-bit keyed hashes of instance and token, so
 //! no token is kept as a key. The cache holds at most `capacity` views (the oldest goes
 //! first), forgets one after `ttl` (a token's scopes and its user's admin flag can change),
 //! and keeps no failed detection: such a request gets the full catalog, which hides
@@ -15,7 +20,6 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::fit::Fit;
 use crate::gitlab::GitlabClient;
 use crate::policy::Policy;
 use crate::resources::{self, EntityTemplate};
@@ -57,6 +61,113 @@ impl View {
     }
 }
 
+/// The view of a stdio server's one client: what is known until fitting has finished,
+/// then the fitted view.
+pub struct Current {
+    kind: SurfaceKind,
+    meta_schema: MetaSchema,
+    /// The dispatcher's policy, fitted in place when fitting finishes.
+    policy: Arc<Policy>,
+    state: Mutex<CurrentState>,
+    /// `Some(changed)` once fitting has been applied: whether tools the client was shown
+    /// before changed.
+    settled: tokio::sync::watch::Sender<Option<bool>>,
+    /// Fitting was still to come when the server started.
+    fitting: bool,
+}
+
+struct CurrentState {
+    view: Arc<View>,
+    /// The view is the fitted one (or fitting is off).
+    fitted: bool,
+    /// A client was shown the tools of the view before fitting.
+    shown_before: bool,
+}
+
+impl Current {
+    /// `surface` is over the dispatcher's policy; `fitted` says whether that is final
+    /// already (fitting off).
+    pub fn new(surface: Surface, fitted: bool) -> Self {
+        let (kind, meta_schema, policy) =
+            (surface.kind, surface.meta_schema, surface.policy().clone());
+        let view = if fitted {
+            View::new(surface)
+        } else {
+            View::new(Surface::new(kind, meta_schema, Arc::new(policy.unfitted())))
+        };
+        Self {
+            kind,
+            meta_schema,
+            policy,
+            state: Mutex::new(CurrentState {
+                view: Arc::new(view),
+                fitted,
+                shown_before: false,
+            }),
+            settled: tokio::sync::watch::Sender::new(fitted.then_some(false)),
+            fitting: !fitted,
+        }
+    }
+
+    /// Whether the view may change during the session (fitting was on at start).
+    pub fn may_change(&self) -> bool {
+        self.fitting
+    }
+
+    /// The view to answer with now.
+    pub fn view(&self) -> Arc<View> {
+        self.lock().view.clone()
+    }
+
+    /// The view whose tools a `tools/list` shows now, remembering that the client saw the
+    /// tools of the view before fitting (`settle` compares them).
+    pub fn listed(&self) -> Arc<View> {
+        let mut state = self.lock();
+        if !state.fitted {
+            state.shown_before = true;
+        }
+        state.view.clone()
+    }
+
+    /// Fitting has finished: the fitted view replaces the one before. Whether a client was
+    /// shown tools that are now different (then it should list them again); `false` when
+    /// done before.
+    pub fn settle(&self) -> bool {
+        let fitted = Arc::new(View::new(Surface::new(
+            self.kind,
+            self.meta_schema,
+            self.policy.clone(),
+        )));
+        let (before, shown) = {
+            let mut state = self.lock();
+            if state.fitted {
+                return false;
+            }
+            state.fitted = true;
+            let before = std::mem::replace(&mut state.view, fitted.clone());
+            (before, state.shown_before)
+        };
+        let changed = shown && before.surface().tools() != fitted.surface().tools();
+        self.settled.send_replace(Some(changed));
+        changed
+    }
+
+    /// Resolves once fitting has been applied: whether tools the client was shown changed.
+    pub async fn settled(&self) -> bool {
+        let mut settled = self.settled.subscribe();
+        match settled.wait_for(Option::is_some).await {
+            Ok(changed) => changed.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CurrentState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// The views of the callers of an HTTP server.
 pub struct Views {
     /// The operator's policy, not fitted: each fitted view is a copy with its own `Fit`.
@@ -69,12 +180,15 @@ pub struct Views {
     keys: (RandomState, RandomState),
     capacity: usize,
     ttl: Duration,
-    entries: Mutex<HashMap<(u64, u64), Arc<Entry>>>,
+    entries: Arc<Mutex<Entries>>,
 }
+
+type Entries = HashMap<(u64, u64), Arc<Entry>>;
 
 struct Entry {
     born: Instant,
-    view: tokio::sync::OnceCell<Arc<View>>,
+    /// The token's view once fitting has finished.
+    view: tokio::sync::watch::Sender<Option<Arc<View>>>,
 }
 
 /// How many tokens' views an HTTP server keeps by default.
@@ -104,7 +218,7 @@ impl Views {
             keys: (RandomState::new(), RandomState::new()),
             capacity: DEFAULT_CAPACITY,
             ttl: DEFAULT_TTL,
-            entries: Mutex::new(HashMap::new()),
+            entries: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
@@ -130,8 +244,10 @@ impl Views {
         self.len() == 0
     }
 
-    /// The view of the caller whose client this is: fitted to its instance and token.
-    pub async fn of(&self, gitlab: &GitlabClient) -> Arc<View> {
+    /// The view of the caller whose client this is: fitted to its instance and token, once
+    /// fitting has finished; until then, waiting for it at most `grace`, the whole
+    /// catalog under the operator's policy (GitLab refuses what the token cannot do).
+    pub async fn of(&self, gitlab: &GitlabClient, grace: Duration) -> Arc<View> {
         if !self.fitting {
             return self.full.clone();
         }
@@ -139,42 +255,50 @@ impl Views {
             return self.full.clone();
         };
         let key = self.key(gitlab.base_url(), token.expose());
-        let entry = self.entry(key);
-        let view = entry
-            .view
-            .get_or_init(|| async {
-                match crate::fit::detect(gitlab).await {
-                    Ok(fit) => {
-                        tracing::info!(fit = %fit.summary(), "catalog fitted to a caller's token");
-                        Arc::new(self.fitted(fit))
-                    }
-                    Err(reason) => {
-                        tracing::warn!(
-                            %reason,
-                            "could not learn the instance's edition or this token's scopes; offering the full catalog to this request"
-                        );
-                        self.full.clone()
-                    }
-                }
-            })
-            .await
-            .clone();
-        if Arc::ptr_eq(&view, &self.full) {
-            // Not kept: the token's next request asks again.
-            let mut entries = self.lock();
-            if entries.get(&key).is_some_and(|e| Arc::ptr_eq(e, &entry)) {
-                entries.remove(&key);
-            }
+        let (entry, new) = self.entry(key);
+        if new {
+            self.fit(key, entry.clone(), gitlab);
         }
-        view
+        let mut ready = entry.view.subscribe();
+        let fitted = tokio::time::timeout(grace, ready.wait_for(Option::is_some)).await;
+        match fitted {
+            Ok(Ok(view)) => view.clone().unwrap_or_else(|| self.full.clone()),
+            _ => self.full.clone(),
+        }
     }
 
-    fn fitted(&self, fit: Fit) -> View {
-        let policy = Policy {
-            fit: Arc::new(OnceLock::from(fit)),
-            ..self.base.clone()
-        };
-        View::new(Surface::new(self.kind, self.meta_schema, Arc::new(policy)))
+    /// Learns what the caller's instance and token can run, in a task of its own (a
+    /// request that stops waiting does not stop it), and publishes the view. A failed
+    /// detection is not kept: the token's next request asks again.
+    fn fit(&self, key: (u64, u64), entry: Arc<Entry>, gitlab: &GitlabClient) {
+        let gitlab = gitlab.clone();
+        let (base, kind, meta_schema) = (self.base.clone(), self.kind, self.meta_schema);
+        let (full, entries) = (self.full.clone(), self.entries.clone());
+        let redactor = gitlab.shared_redactor();
+        tokio::spawn(crate::redact::scoped(redactor, async move {
+            let view = match crate::fit::detect(&gitlab).await {
+                Ok(fit) => {
+                    tracing::info!(fit = %fit.summary(), "catalog fitted to a caller's token");
+                    let policy = Policy {
+                        fit: Arc::new(OnceLock::from(fit)),
+                        ..base
+                    };
+                    Arc::new(View::new(Surface::new(kind, meta_schema, Arc::new(policy))))
+                }
+                Err(reason) => {
+                    tracing::warn!(
+                        %reason,
+                        "could not learn the instance's edition or this token's scopes; offering it the full catalog"
+                    );
+                    let mut entries = lock(&entries);
+                    if entries.get(&key).is_some_and(|e| Arc::ptr_eq(e, &entry)) {
+                        entries.remove(&key);
+                    }
+                    full
+                }
+            };
+            entry.view.send_replace(Some(view));
+        }));
     }
 
     fn key(&self, instance: &str, token: &str) -> (u64, u64) {
@@ -183,14 +307,14 @@ impl Views {
     }
 
     /// The entry for `key`: the live one, or a new one (dropping expired entries, and the
-    /// oldest when full).
-    fn entry(&self, key: (u64, u64)) -> Arc<Entry> {
+    /// oldest when full), and whether it is new.
+    fn entry(&self, key: (u64, u64)) -> (Arc<Entry>, bool) {
         let now = Instant::now();
         let mut entries = self.lock();
         if let Some(entry) = entries.get(&key)
             && now.duration_since(entry.born) < self.ttl
         {
-            return entry.clone();
+            return (entry.clone(), false);
         }
         if entries.len() >= self.capacity {
             entries.retain(|_, entry| now.duration_since(entry.born) < self.ttl);
@@ -205,15 +329,19 @@ impl Views {
         }
         let entry = Arc::new(Entry {
             born: now,
-            view: tokio::sync::OnceCell::new(),
+            view: tokio::sync::watch::Sender::new(None),
         });
         entries.insert(key, entry.clone());
-        entry
+        (entry, true)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, u64), Arc<Entry>>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
+        lock(&self.entries)
     }
+}
+
+fn lock(entries: &Mutex<Entries>) -> std::sync::MutexGuard<'_, Entries> {
+    entries
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

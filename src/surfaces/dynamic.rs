@@ -28,6 +28,9 @@ const RELEVANT_SHARE: i64 = 60;
 const EXAMPLE_QUERIES: &str = "\"list open merge requests\", \"why did the latest pipeline fail\", \"read a file\", \"create an issue\"";
 
 pub fn tools(policy: &Policy) -> Vec<Value> {
+    // The two tools do not depend on the instance: they are described by the operator's
+    // policy, so that `tools/list` never waits for fitting and never changes after it.
+    let policy = policy.unfitted();
     let visible: Vec<_> = policy.visible().collect();
     let read_only = visible.iter().all(|a| a.safety.read_only);
     let destructive = visible.iter().any(|a| a.safety.destructive);

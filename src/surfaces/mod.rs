@@ -101,8 +101,7 @@ impl Surface {
         self.tools.get_or_init(|| self.build_tools())
     }
 
-    /// The tools from the policy as it is now, not kept (`tools` keeps them).
-    pub fn build_tools(&self) -> Vec<Tool> {
+    fn build_tools(&self) -> Vec<Tool> {
         let tools = match self.kind {
             SurfaceKind::Individual => individual::tools(&self.policy),
             SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),

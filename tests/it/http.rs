@@ -747,11 +747,31 @@ fn tool_names(reply: &Reply) -> Vec<String> {
         .collect()
 }
 
+/// Reads the catalog resource with `header`'s token until it says what fitting learned.
+async fn until_fitted(server: &HttpServer, header: (&str, &str)) {
+    let read = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "gitlab://tools"}})
+        .to_string();
+    for _ in 0..1200 {
+        let reply = post(&server.endpoint, &[header], &read).await;
+        let text = reply.body["result"]["contents"][0]["text"].as_str();
+        if text.is_some_and(|text| text.contains("\"instance\"")) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the catalog was not fitted to {}", header.1);
+}
+
 #[tokio::test]
 async fn each_token_sees_the_catalog_fitted_to_itself() {
     const READ: (&str, &str) = ("private-token", sandbox::TOKEN_READ_API);
     let gitlab = Sandbox::start_local().await.unwrap();
     let server = HttpServer::start(gitlab.url(), &[], &[("TOOL_SURFACE", "individual")]);
+    // A token's first request waits for its fitting at most a second; on a loaded machine
+    // it may take longer, so wait until the catalog resource says what was learned.
+    for header in [READ, ALICE] {
+        until_fitted(&server, header).await;
+    }
     // Interleaved, so a fitting kept for one token would show in the next one's answer.
     for (header, can_write) in [(READ, false), (ALICE, true), (READ, false), (ALICE, true)] {
         let reply = post(&server.endpoint, &[header], &list_tools()).await;

@@ -27,6 +27,7 @@ mod sandbox;
 mod search;
 mod shapes;
 mod snapshots;
+mod startup;
 mod surfaces;
 mod tolerance;
 

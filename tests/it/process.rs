@@ -1,11 +1,16 @@
 //! The process itself: it explains how to start without a token, and it exits promptly
-//! when its client goes away or it is told to stop.
+//! when its client goes away or it is told to stop, without waiting for start-up work or
+//! calls in flight (held open here by a GitLab that never answers, so the checks do not
+//! depend on how loaded the machine is).
 
-use std::io::Read as _;
+use std::io::{BufRead as _, Read as _, Write as _};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+
 use crate::support::BINARY;
+use crate::upstream::{Reply, Upstream};
 
 #[test]
 fn without_a_token_it_says_how_to_get_started() {
@@ -35,19 +40,71 @@ fn wait_for_exit(child: &mut std::process::Child, limit: Duration) -> bool {
     false
 }
 
-#[test]
-fn it_exits_when_stdin_closes() {
-    let mut child = Command::new(BINARY)
-        .args(["--sandbox", "serve"])
+/// Far below what waiting for start-up work would take here (fitting and the call below
+/// wait for a GitLab that never answers, for up to `GITLAB_TIMEOUT` = 600 s), far above
+/// what exiting takes on a loaded machine (0.04 s release, well under a second debug).
+const EXIT_BOUND: Duration = Duration::from_secs(30);
+
+/// The server on a GitLab that accepts connections and never answers: fitting, and any
+/// call, stay in flight for as long as the test runs.
+fn on_a_silent_gitlab(gitlab: &Upstream) -> std::process::Child {
+    Command::new(BINARY)
+        .args(["--tool-surface", "dynamic", "serve"])
+        .env("GITLAB_URL", gitlab.url())
+        .env("GITLAB_TOKEN", "glpat-exit-token")
+        .env("GITLAB_TIMEOUT", "600")
+        .env_remove("GITLAB_FIT_CATALOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
+        .unwrap()
+}
+
+fn send(child: &mut std::process::Child, message: serde_json::Value) {
+    let stdin = child.stdin.as_mut().unwrap();
+    writeln!(stdin, "{message}").unwrap();
+    stdin.flush().unwrap();
+}
+
+/// Initializes, and starts a call that GitLab will never answer.
+fn busy(child: &mut std::process::Child) {
+    send(
+        child,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
         .unwrap();
+    assert!(line.contains("\"id\":0"), "{line}");
+    send(
+        child,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    send(
+        child,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "gitlab_execute_action", "arguments": {"action": "project.get", "params": {"project_id": 1}}}}),
+    );
+}
+
+#[test]
+fn it_exits_when_stdin_closes_whatever_is_in_flight() {
+    let gitlab = Upstream::start(|_| Reply::Stall);
+    // Before the client said anything: fitting waits for GitLab, the search index is
+    // being built.
+    let mut child = on_a_silent_gitlab(&gitlab);
+    let closed = Instant::now();
     drop(child.stdin.take());
     assert!(
-        wait_for_exit(&mut child, Duration::from_secs(3)),
-        "still running 3 s after stdin closed"
+        wait_for_exit(&mut child, EXIT_BOUND),
+        "still running {EXIT_BOUND:?} after stdin closed"
+    );
+    eprintln!(
+        "EXIT | stdin closed at start | {} ms",
+        closed.elapsed().as_millis()
     );
     let mut stdout = String::new();
     child
@@ -60,28 +117,46 @@ fn it_exits_when_stdin_closes() {
         stdout.is_empty(),
         "nothing but JSON-RPC on stdout: {stdout:?}"
     );
+
+    // In a session, with a call waiting for GitLab.
+    let mut child = on_a_silent_gitlab(&gitlab);
+    busy(&mut child);
+    let closed = Instant::now();
+    drop(child.stdin.take());
+    assert!(
+        wait_for_exit(&mut child, EXIT_BOUND),
+        "still running {EXIT_BOUND:?} after stdin closed"
+    );
+    eprintln!(
+        "EXIT | stdin closed in a session | {} ms",
+        closed.elapsed().as_millis()
+    );
 }
 
 #[cfg(unix)]
 #[test]
-fn it_exits_on_sigterm_and_sigint() {
+fn it_exits_on_sigterm_and_sigint_whatever_is_in_flight() {
+    let gitlab = Upstream::start(|_| Reply::Stall);
     for signal in ["-TERM", "-INT"] {
-        let mut child = Command::new(BINARY)
-            .args(["--sandbox", "serve"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(
-            wait_for_exit(&mut child, Duration::from_secs(3)),
-            "still running 3 s after {signal} with stdin open"
-        );
+        for in_session in [false, true] {
+            let mut child = on_a_silent_gitlab(&gitlab);
+            if in_session {
+                busy(&mut child);
+            }
+            let sent = Instant::now();
+            Command::new("kill")
+                .args([signal, &child.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(
+                wait_for_exit(&mut child, EXIT_BOUND),
+                "still running {EXIT_BOUND:?} after {signal} with stdin open"
+            );
+            eprintln!(
+                "EXIT | {signal} (in a session: {in_session}) | {} ms",
+                sent.elapsed().as_millis()
+            );
+        }
     }
 }
 

@@ -43,9 +43,37 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("the binary starts");
-    ().serve(transport)
-        .await
-        .expect("the MCP handshake succeeds")
+    let client = ().serve(transport).await.expect("the MCP handshake succeeds");
+    if !env.contains(&("GITLAB_FIT_CATALOG", "false")) {
+        fitted(&client).await;
+    }
+    client
+}
+
+/// Waits until the server has fitted its catalog to the sandbox (the catalog resource
+/// then says what it learned), so that a test sees the fitted tools however loaded the
+/// machine is: before that, requests are answered with the catalog as known unfitted.
+pub async fn fitted(client: &Client) {
+    let started = std::time::Instant::now();
+    loop {
+        let manifest = client
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "gitlab://tools",
+            ))
+            .await
+            .expect("the catalog resource reads");
+        if serde_json::to_string(&manifest)
+            .unwrap()
+            .contains("\\\"instance\\\"")
+        {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the catalog was not fitted to the sandbox"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 /// The sandbox token setting that runs `action`'s example: the administrator `root`'s for
