@@ -61,6 +61,8 @@ struct Inner {
     http: Arc<OnceLock<Result<reqwest::Client, String>>>,
     /// GitLab answered 401 to one of this client's requests (the token is not accepted).
     rejected: AtomicBool,
+    /// GitLab answered one of this client's requests with neither 401 nor a server error.
+    accepted: AtomicBool,
 }
 
 const USER_AGENT: &str = concat!("gitlab-mcp/", env!("CARGO_PKG_VERSION"));
@@ -102,6 +104,7 @@ impl GitlabClient {
                 redactor: Arc::new(redactor),
                 http,
                 rejected: AtomicBool::new(false),
+                accepted: AtomicBool::new(false),
             }),
         }
     }
@@ -126,6 +129,7 @@ impl GitlabClient {
                 redactor: Arc::new(redactor),
                 http: self.inner.http.clone(),
                 rejected: AtomicBool::new(false),
+                accepted: AtomicBool::new(false),
             }),
         }
     }
@@ -164,6 +168,12 @@ impl GitlabClient {
     /// expired or revoked.
     pub fn token_rejected(&self) -> bool {
         self.inner.rejected.load(Ordering::Relaxed)
+    }
+
+    /// Whether GitLab answered a request of this client with neither 401 nor a server
+    /// error: it knows the token (a 403 or a 404 still says the token is valid).
+    pub fn token_accepted(&self) -> bool {
+        self.inner.accepted.load(Ordering::Relaxed)
     }
 
     /// The API root this client talks to.
@@ -373,6 +383,8 @@ impl GitlabClient {
         );
         if status == 401 {
             self.inner.rejected.store(true, Ordering::Relaxed);
+        } else if status < 500 {
+            self.inner.accepted.store(true, Ordering::Relaxed);
         }
         if status >= 400 || status == 304 {
             // Enough of an error body to quote GitLab's message.

@@ -2,18 +2,25 @@
 //!
 //! 1. `Host` and `Origin` against the allow-lists (403): DNS-rebinding and cross-site
 //!    protection.
-//! 2. The client address's authentication failures (429 while locked out).
-//! 3. The caller's credentials: `PRIVATE-TOKEN` or `Authorization: Bearer`, else the
+//! 2. The caller's credentials: `PRIVATE-TOKEN` or `Authorization: Bearer`, else the
 //!    operator's shared token when there is one (401 for none or a malformed one, which
-//!    counts as a failure), and the GitLab instance (`X-GitLab-URL`, only from the
-//!    operator's list; 403 otherwise).
+//!    counts as a failure of the address), and the GitLab instance (`X-GitLab-URL`, only
+//!    from the operator's list; 403 otherwise).
+//! 3. Lock-outs (429), keyed so that one client cannot lock out another behind the same
+//!    proxy or NAT: a token GitLab rejected `auth_failure_limit` times waits, whoever
+//!    sends it; an address with three times as many failures waits too, but only for
+//!    tokens GitLab has not accepted lately (`Recent`): a valid token is always served.
 //! 4. The token's rate limit (429).
-//! 5. The body: at most the size limit (413), JSON-RPC judged as on stdio (`wire::judge`:
-//!    400 with -32700, -32600 or -32602 and the request's id, `null` when unreadable).
+//! 5. The body, read within the read timeout (408): at most the size limit (413),
+//!    JSON-RPC judged as on stdio (`wire::judge`: 400 with -32700, -32600 or -32602 and
+//!    the request's id, `null` when it cannot be read).
 //!
 //! A request that passes carries a `Caller` (a GitLab client with its own token) into the
 //! MCP handler. Every refusal is an HTTP status with a JSON-RPC error body that says what
-//! to change. Headers are never logged, so no token reaches a log line.
+//! to change, and `Retry-After` when waiting helps; the body of a refused request is read
+//! and dropped first (within the size limit and the read timeout), so the connection
+//! stays usable and the client reads the answer instead of a reset. Headers are never
+//! logged, so no token reaches a log line.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
@@ -22,7 +29,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use serde_json::json;
 
-use super::limit::Limiter;
+use super::limit::{Limiter, Recent};
 use super::settings::{
     Allowed, HttpSettings, OriginRule, default_port, instance_key, split_host_port,
 };
@@ -33,8 +40,11 @@ use crate::wire::{Verdict, error_reply, judge};
 /// The header naming another GitLab instance for one request.
 pub const GITLAB_URL_HEADER: &str = "x-gitlab-url";
 
-/// The window of the authentication failure limit.
+/// The window of the authentication failure limits.
 pub const FAILURE_WINDOW: Duration = Duration::from_secs(300);
+
+/// An address may have this many times a token's failure limit.
+const ADDRESS_FAILURE_FACTOR: u32 = 3;
 
 /// Tokens longer than this are refused unread (GitLab's are under 100 characters).
 const MAX_TOKEN_BYTES: usize = 1024;
@@ -54,7 +64,12 @@ pub struct Gate {
     /// The other allowed instances, sharing the default's connection pool.
     instances: Vec<(String, GitlabClient)>,
     rate: Option<Limiter>,
+    /// GitLab's rejections of each token.
+    rejected: Option<Limiter>,
+    /// Authentication failures of each client address.
     failures: Option<Limiter>,
+    /// Tokens GitLab accepted within `FAILURE_WINDOW`: never held back by their address.
+    accepted: Recent,
 }
 
 /// A request that may go on to rmcp, and what to check when its answer is ready.
@@ -68,6 +83,15 @@ pub struct Admitted {
     pub own_token: bool,
 }
 
+/// What a request's GitLab said of its token, for the limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenVerdict {
+    Accepted,
+    Rejected,
+    /// GitLab was not asked (or did not answer).
+    Unknown,
+}
+
 impl Gate {
     /// `gitlab` is GITLAB_URL's client with the server's token, if any.
     pub fn new(settings: HttpSettings, gitlab: &GitlabClient) -> Self {
@@ -79,57 +103,111 @@ impl Gate {
             .map(|url| (url.clone(), default.for_instance(url)))
             .collect();
         let rate = Limiter::new(settings.rate_limit / 6, Duration::from_secs(10));
-        let failures = Limiter::new(settings.auth_failure_limit, FAILURE_WINDOW);
+        let rejected = Limiter::new(settings.auth_failure_limit, FAILURE_WINDOW);
+        let failures = Limiter::new(
+            settings
+                .auth_failure_limit
+                .saturating_mul(ADDRESS_FAILURE_FACTOR),
+            FAILURE_WINDOW,
+        );
         Self {
             settings,
             default,
             shared,
             instances,
             rate,
+            rejected,
             failures,
+            accepted: Recent::new(FAILURE_WINDOW),
         }
     }
 
-    /// Runs every check; the refusal is the response to send.
+    /// Runs every check; the refusal is the response to send (the refused request's body
+    /// read and dropped first).
     pub async fn admit(
         &self,
         request: Request<Body>,
         peer: SocketAddr,
     ) -> Result<Admitted, Box<Response<Body>>> {
-        let headers = request.headers();
-        self.check_host(headers)?;
-        self.check_origin(headers)?;
-        let address = self.client_address(headers, peer);
-        if request.method() != axum::http::Method::POST {
-            // rmcp answers 405 with the methods it allows; nothing to authenticate.
-            return Ok(Admitted {
+        let (parts, body) = request.into_parts();
+        let address = self.client_address(&parts.headers, peer);
+        let checked = self.check(&parts, address);
+        let request = Request::from_parts(parts, body);
+        match checked {
+            Ok(None) => Ok(Admitted {
                 request,
                 caller: None,
                 address,
                 own_token: false,
-            });
+            }),
+            Ok(Some(client)) => {
+                let own_token = !self
+                    .shared
+                    .as_ref()
+                    .is_some_and(|shared| shared.same_as(&client));
+                let request = self.read_body(request).await?;
+                Ok(Admitted {
+                    request,
+                    caller: Some(Caller { gitlab: client }),
+                    address,
+                    own_token,
+                })
+            }
+            Err(mut refusal) => {
+                if !self.drain(request).await {
+                    // Unread bytes would reset the connection under the answer.
+                    refusal
+                        .headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
+                Err(refusal)
+            }
         }
-        if let Some(failures) = &self.failures
-            && let Some(wait) = failures.wait(address)
-        {
-            return Err(refuse(
-                StatusCode::TOO_MANY_REQUESTS,
-                UNAUTHORIZED,
-                "Too many authentication failures from this address: wait, then send a valid GitLab token.".to_owned(),
-                Some(wait),
-            ));
+    }
+
+    /// The checks on the head: the caller's client, `None` for a method rmcp refuses anyway.
+    fn check(
+        &self,
+        parts: &axum::http::request::Parts,
+        address: IpAddr,
+    ) -> Result<Option<GitlabClient>, Box<Response<Body>>> {
+        let headers = &parts.headers;
+        self.check_host(headers)?;
+        self.check_origin(headers)?;
+        if parts.method != axum::http::Method::POST {
+            // rmcp answers 405 with the methods it allows; nothing to authenticate.
+            return Ok(None);
         }
         let client = match self.credentials(headers) {
             Ok(found) => found,
             Err(refusal) => {
                 if refusal.status() == StatusCode::UNAUTHORIZED {
-                    self.failed(address);
+                    if let Some(wait) = self.address_wait(address) {
+                        return Err(address_locked(wait));
+                    }
+                    self.address_failed(address);
                 }
                 return Err(refusal);
             }
         };
+        let token = client.token().map_or("", Token::expose);
+        if let Some(rejected) = &self.rejected
+            && let Some(wait) = rejected.wait(token)
+        {
+            return Err(refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                UNAUTHORIZED,
+                "GitLab rejected this token too many times: it is expired, revoked or mistyped. Send a valid GitLab token (this one is refused for a while).".to_owned(),
+                Some(wait),
+            ));
+        }
+        if !self.accepted.contains(token)
+            && let Some(wait) = self.address_wait(address)
+        {
+            return Err(address_locked(wait));
+        }
         if let Some(rate) = &self.rate
-            && let Err(wait) = rate.take(client.token().map_or("", Token::expose))
+            && let Err(wait) = rate.take(token)
         {
             return Err(refuse(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -141,26 +219,62 @@ impl Gate {
                 Some(wait),
             ));
         }
-        let own_token = !self
-            .shared
-            .as_ref()
-            .is_some_and(|shared| shared.same_as(&client));
-        let request = self.read_body(request).await?;
-        Ok(Admitted {
-            request,
-            caller: Some(Caller { gitlab: client }),
-            address,
-            own_token,
-        })
+        Ok(Some(client))
     }
 
-    /// Counts an authentication failure of `address` (a missing, malformed or rejected
-    /// token).
-    pub fn failed(&self, address: IpAddr) {
+    /// What GitLab said of a request's own token: a rejection counts against the token
+    /// and its address; an acceptance frees the token from its address's limit.
+    pub fn judged(&self, address: IpAddr, gitlab: &GitlabClient, verdict: TokenVerdict) {
+        let token = gitlab.token().map_or("", Token::expose);
+        match verdict {
+            TokenVerdict::Accepted => self.accepted.insert(token),
+            TokenVerdict::Rejected => {
+                self.accepted.remove(token);
+                if let Some(rejected) = &self.rejected {
+                    // An empty bucket means the token is already locked out.
+                    let _ = rejected.take(token);
+                }
+                self.address_failed(address);
+            }
+            TokenVerdict::Unknown => {}
+        }
+    }
+
+    fn address_wait(&self, address: IpAddr) -> Option<Duration> {
+        self.failures.as_ref()?.wait(address)
+    }
+
+    fn address_failed(&self, address: IpAddr) {
         if let Some(failures) = &self.failures {
-            // An empty bucket means the address is already locked out.
             let _ = failures.take(address);
         }
+    }
+
+    /// Reads and drops a refused request's body, within the size limit and the read
+    /// timeout; whether the connection may carry another request.
+    async fn drain(&self, request: Request<Body>) -> bool {
+        use http_body_util::BodyExt as _;
+        let limit = self.settings.max_body_bytes as u64;
+        if declared_length(&request).is_some_and(|length| length > limit) {
+            return false;
+        }
+        let mut body = request.into_body();
+        let reading = async {
+            let mut read = 0_u64;
+            while let Some(frame) = body.frame().await {
+                let Ok(frame) = frame else { return false };
+                if let Some(data) = frame.data_ref() {
+                    read += data.len() as u64;
+                    if read > limit {
+                        return false;
+                    }
+                }
+            }
+            true
+        };
+        tokio::time::timeout(self.settings.read_timeout, reading)
+            .await
+            .unwrap_or(false)
     }
 
     fn check_host(&self, headers: &HeaderMap) -> Result<(), Box<Response<Body>>> {
@@ -329,21 +443,28 @@ impl Gate {
                 None,
             )
         };
-        let declared = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|length| length > limit as u64) {
-            return Err(too_large());
+        if declared_length(&request).is_some_and(|length| length > limit as u64) {
+            return Err(closing(too_large()));
         }
         let (parts, body) = request.into_parts();
-        let bytes = match axum::body::to_bytes(body, limit).await {
-            Ok(bytes) => bytes,
-            Err(error) => {
+        let reading = axum::body::to_bytes(body, limit);
+        let bytes = match tokio::time::timeout(self.settings.read_timeout, reading).await {
+            Ok(Ok(bytes)) => bytes,
+            Err(_) => {
+                return Err(closing(refuse(
+                    StatusCode::REQUEST_TIMEOUT,
+                    TOO_LARGE,
+                    format!(
+                        "The request body did not arrive within {} s (GITLAB_MCP_READ_TIMEOUT).",
+                        self.settings.read_timeout.as_secs_f64()
+                    ),
+                    None,
+                )));
+            }
+            Ok(Err(error)) => {
                 let over = std::error::Error::source(&error)
                     .is_some_and(|cause| cause.is::<http_body_util::LengthLimitError>());
-                return Err(if over {
+                return Err(closing(if over {
                     too_large()
                 } else {
                     refuse(
@@ -352,7 +473,7 @@ impl Gate {
                         "The request body could not be read whole.".to_owned(),
                         None,
                     )
-                });
+                }));
             }
         };
         let json_content = parts
@@ -383,6 +504,32 @@ impl Gate {
     }
 }
 
+fn declared_length(request: &Request<Body>) -> Option<u64> {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+}
+
+/// The refusal of an address with too many authentication failures.
+fn address_locked(wait: Duration) -> Box<Response<Body>> {
+    refuse(
+        StatusCode::TOO_MANY_REQUESTS,
+        UNAUTHORIZED,
+        "Too many authentication failures from this address: wait, then send a valid GitLab token (a token GitLab accepted lately is served at once).".to_owned(),
+        Some(wait),
+    )
+}
+
+/// A refusal after which the connection closes: part of the body is still unread.
+fn closing(mut response: Box<Response<Body>>) -> Box<Response<Body>> {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 fn origin_allowed(origin: &str, rules: &[OriginRule]) -> bool {
     let origin = origin.trim();
     if origin.eq_ignore_ascii_case("null") {
@@ -405,7 +552,7 @@ fn origin_allowed(origin: &str, rules: &[OriginRule]) -> bool {
 
 /// A refusal: the status, and a JSON-RPC error without an id (the body was not read), plus
 /// `Retry-After` when a wait will help.
-fn refuse(
+pub(super) fn refuse(
     status: StatusCode,
     code: i64,
     message: String,

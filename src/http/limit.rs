@@ -1,5 +1,6 @@
-//! Token buckets per key: the per-token rate limit and the limit on authentication
-//! failures per client address.
+//! Token buckets per key: the per-token rate limit, the limit on rejections per token and
+//! on authentication failures per client address; and `Recent`, the tokens GitLab
+//! accepted lately, which the address limit never holds back.
 //!
 //! Each key has a bucket of `burst` permits that refills evenly, `burst` per `window`. A
 //! request (or a failure) takes one permit; an empty bucket says how long until the next.
@@ -108,6 +109,57 @@ impl Limiter {
     }
 }
 
+/// Keys seen within `ttl` (tokens GitLab accepted), as keyed hashes like `Limiter`'s.
+pub struct Recent {
+    ttl: Duration,
+    hasher: RandomState,
+    seen: Mutex<HashMap<u64, Instant>>,
+}
+
+/// Past this many keys, new ones are not remembered until old ones expire (a token that
+/// is not remembered is only held to its address's failure limit).
+const MAX_RECENT: usize = 65_536;
+
+impl Recent {
+    pub fn new(ttl: Duration) -> Self {
+        Self {
+            ttl,
+            hasher: RandomState::new(),
+            seen: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn insert(&self, key: impl Hash) {
+        let key = self.hasher.hash_one(key);
+        let now = Instant::now();
+        let mut seen = self.lock();
+        if seen.len() >= SWEEP_AT && !seen.contains_key(&key) {
+            seen.retain(|_, at| now.saturating_duration_since(*at) < self.ttl);
+        }
+        if seen.len() < MAX_RECENT || seen.contains_key(&key) {
+            seen.insert(key, now);
+        }
+    }
+
+    pub fn remove(&self, key: impl Hash) {
+        let key = self.hasher.hash_one(key);
+        self.lock().remove(&key);
+    }
+
+    pub fn contains(&self, key: impl Hash) -> bool {
+        let key = self.hasher.hash_one(key);
+        self.lock()
+            .get(&key)
+            .is_some_and(|at| at.elapsed() < self.ttl)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Instant>> {
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +192,20 @@ mod tests {
         assert!(limiter.wait("203.0.113.9").is_some());
         assert!(limiter.wait("203.0.113.9").is_some());
         assert_eq!(limiter.wait("198.51.100.1"), None);
+    }
+
+    #[test]
+    fn recent_keys_expire_and_can_be_forgotten() {
+        let recent = Recent::new(Duration::from_millis(1));
+        recent.insert("glpat-valid");
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(!recent.contains("glpat-valid"));
+        let recent = Recent::new(Duration::from_secs(60));
+        recent.insert("glpat-valid");
+        assert!(recent.contains("glpat-valid"));
+        assert!(!recent.contains("glpat-other"));
+        recent.remove("glpat-valid");
+        assert!(!recent.contains("glpat-valid"));
     }
 
     #[test]

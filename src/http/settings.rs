@@ -3,6 +3,7 @@
 //! may use. Flags with environment variables, checked once at start into `HttpSettings`.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use axum::http::HeaderName;
 use clap::builder::BoolishValueParser;
@@ -43,8 +44,10 @@ pub struct HttpOptions {
     )]
     pub rate_limit: u32,
 
-    /// Authentication failures (a missing, malformed or rejected token) one client
-    /// address may have in 5 minutes before it must wait; 0 for no limit.
+    /// Times GitLab may reject one token in 5 minutes before that token must wait; a
+    /// client address may have three times as many failures (missing, malformed or
+    /// rejected tokens) before tokens GitLab has not accepted from it must wait, while
+    /// tokens GitLab accepted are always served; 0 for no limit.
     #[arg(
         long,
         env = "GITLAB_MCP_AUTH_FAILURE_LIMIT",
@@ -73,6 +76,39 @@ pub struct HttpOptions {
     /// X-Forwarded-For; its last entry is used), for the authentication failure limit.
     #[arg(long, env = "GITLAB_MCP_CLIENT_ADDRESS_HEADER", value_name = "HEADER")]
     pub client_address_header: Option<String>,
+
+    /// Connections open at once; one more is answered 503 with Retry-After and closed.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_MAX_CONNECTIONS",
+        default_value_t = 1024,
+        value_name = "COUNT",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub max_connections: u32,
+
+    /// Seconds a client has to send a request's headers (an idle connection is closed
+    /// after as long), and again its body.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_READ_TIMEOUT",
+        default_value = "10",
+        value_name = "SECONDS",
+        value_parser = read_timeout
+    )]
+    pub read_timeout: Duration,
+}
+
+fn read_timeout(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .trim()
+        .trim_end_matches('s')
+        .parse()
+        .map_err(|_| format!("expected seconds, such as 10 or 2.5, not {text:?}"))?;
+    if !(0.1..=600.0).contains(&value) {
+        return Err("expected between 0.1 and 600 seconds".into());
+    }
+    Ok(Duration::from_secs_f64(value))
 }
 
 /// `HttpOptions`, checked.
@@ -89,6 +125,9 @@ pub struct HttpSettings {
     /// Base URLs of the other instances a request may name, as `base_url::check` gives them.
     pub gitlab_urls: Vec<String>,
     pub client_address_header: Option<HeaderName>,
+    pub max_connections: usize,
+    /// The time to send a request's headers, and again its body.
+    pub read_timeout: Duration,
 }
 
 /// A list of rules, or anything.
@@ -176,6 +215,8 @@ impl HttpOptions {
             shared_token: self.shared_token,
             gitlab_urls,
             client_address_header,
+            max_connections: self.max_connections as usize,
+            read_timeout: self.read_timeout,
         }))
     }
 }
@@ -338,6 +379,8 @@ mod tests {
         let options = HttpOptions {
             http: Some(DEFAULT_ADDRESS.parse().unwrap()),
             allowed_hosts: DEFAULT_HOSTS.into(),
+            max_connections: 1024,
+            read_timeout: Duration::from_secs(10),
             ..HttpOptions::default()
         };
         let settings = options.settings(1024).unwrap().unwrap();

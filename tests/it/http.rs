@@ -43,6 +43,8 @@ impl HttpServer {
             "GITLAB_MCP_AUTH_FAILURE_LIMIT",
             "GITLAB_MCP_ALLOWED_GITLAB_URLS",
             "GITLAB_MCP_CLIENT_ADDRESS_HEADER",
+            "GITLAB_MCP_MAX_CONNECTIONS",
+            "GITLAB_MCP_READ_TIMEOUT",
             "GITLAB_MCP_LOG",
             "GITLAB_FIT_CATALOG",
             "TOOL_SURFACE",
@@ -478,9 +480,83 @@ async fn each_token_has_its_own_rate_limit() {
     assert_eq!(post(&server.endpoint, &[BOB], &me).await.status, 200);
 }
 
+/// POSTs `body` with `headers` through `client` (one connection pool, kept alive).
+async fn post_with(
+    client: &reqwest::Client,
+    endpoint: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<(u16, Option<String>), reqwest::Error> {
+    let mut request = client
+        .post(endpoint)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_owned());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await?;
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    response.bytes().await?;
+    Ok((status, retry_after))
+}
+
 #[tokio::test]
-async fn repeated_authentication_failures_lock_an_address_out() {
+async fn a_valid_token_is_served_after_twelve_rejected_ones_from_its_address() {
     let gitlab = Sandbox::start_local().await.unwrap();
+    // The default limits: 10 rejections of one token, 30 failures of one address.
+    let server = HttpServer::start(
+        gitlab.url(),
+        &["--client-address-header", "X-Forwarded-For"],
+        &[],
+    );
+    let me = call("user.current", json!({}));
+    let office = ("x-forwarded-for", "203.0.113.7");
+    // One client behind the office's NAT retries an expired token: GitLab rejects it ten
+    // times, then the token (not the address) waits.
+    for attempt in 1..=12 {
+        let reply = post(
+            &server.endpoint,
+            &[office, ("private-token", "glpat-expired-token")],
+            &me,
+        )
+        .await;
+        if attempt <= 10 {
+            assert_eq!(
+                reply.status, 200,
+                "{attempt}: GitLab's 401 is a tool result"
+            );
+            assert!(reply.is_tool_error(), "{attempt}");
+        } else {
+            assert_eq!(reply.status, 429, "{attempt}: {}", reply.body);
+            assert!(reply.headers.contains_key("retry-after"));
+            assert!(reply.error_message().contains("rejected this token"));
+        }
+    }
+    // Everyone else in the office is served, with a token the server has never seen.
+    let reply = post(&server.endpoint, &[office, ALICE], &me).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+    // Twelve different wrong tokens: still under the address's limit.
+    for attempt in 0..12 {
+        let token = format!("glpat-guess-{attempt}");
+        let reply = post(&server.endpoint, &[office, ("private-token", &token)], &me).await;
+        assert_eq!(reply.status, 200, "{attempt}");
+    }
+    let reply = post(&server.endpoint, &[office, BOB], &me).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+}
+
+#[tokio::test]
+async fn an_address_that_keeps_guessing_waits_but_valid_tokens_do_not() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    // 3 rejections of a token; 9 failures of an address.
     let server = HttpServer::start(
         gitlab.url(),
         &[
@@ -493,7 +569,12 @@ async fn repeated_authentication_failures_lock_an_address_out() {
     );
     let me = call("user.current", json!({}));
     let mallory = ("x-forwarded-for", "10.0.0.1, 203.0.113.7");
-    // No token, a malformed one, and one GitLab rejects: three failures.
+    // Alice works from the same address; GitLab accepts her token.
+    assert_eq!(
+        post(&server.endpoint, &[mallory, ALICE], &me).await.status,
+        200
+    );
+    // No token, a malformed one, and seven GitLab rejects: nine failures.
     let reply = post(&server.endpoint, &[mallory], &me).await;
     assert_eq!(reply.status, 401);
     let reply = post(
@@ -508,32 +589,154 @@ async fn repeated_authentication_failures_lock_an_address_out() {
         "{}",
         reply.body
     );
-    let reply = post(
-        &server.endpoint,
-        &[mallory, ("private-token", "guessed-token-1")],
-        &me,
-    )
-    .await;
-    assert_eq!(reply.status, 200, "GitLab's 401 is a tool result");
-    assert!(reply.is_tool_error());
-    assert!(
-        reply.tool_text().contains("the token this request sent"),
-        "{}",
-        reply.tool_text()
-    );
-    // Locked out now, even with a good token.
+    for guess in 0..7 {
+        let token = format!("guessed-token-{guess}");
+        let reply = post(&server.endpoint, &[mallory, ("private-token", &token)], &me).await;
+        assert_eq!(reply.status, 200, "GitLab's 401 is a tool result");
+        assert!(reply.is_tool_error());
+        assert!(
+            reply.tool_text().contains("the token this request sent"),
+            "{}",
+            reply.tool_text()
+        );
+    }
+    // The address waits now, for tokens GitLab has not accepted from it...
+    for token in ["guessed-token-8", "sandbox-token-bob"] {
+        let reply = post(&server.endpoint, &[mallory, ("private-token", token)], &me).await;
+        assert_eq!(reply.status, 429, "{token}: {}", reply.body);
+        assert!(reply.headers.contains_key("retry-after"));
+        assert!(reply.error_message().contains("authentication failures"));
+    }
+    // ...but Alice's valid token is served.
     let reply = post(&server.endpoint, &[mallory, ALICE], &me).await;
-    assert_eq!(reply.status, 429, "{}", reply.body);
-    assert!(reply.headers.contains_key("retry-after"));
-    assert!(reply.error_message().contains("authentication failures"));
-    // Another client address is not.
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+    // Another client address is not held back.
     let reply = post(
         &server.endpoint,
-        &[("x-forwarded-for", "203.0.113.8"), ALICE],
+        &[("x-forwarded-for", "203.0.113.8"), BOB],
         &me,
     )
     .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[tokio::test]
+async fn every_request_over_the_limit_is_answered_429_with_retry_after() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    // A burst of one request, then one every 10 s.
+    let server = HttpServer::start(gitlab.url(), &["--rate-limit", "6"], &[]);
+    let me = call("user.current", json!({}));
+    // Kept-alive connections, many requests at once, each with a body: none may be
+    // closed under the client instead of answered.
+    let pool = client();
+    let mut statuses = std::collections::BTreeMap::new();
+    for _round in 0..4 {
+        let mut requests = tokio::task::JoinSet::new();
+        for _ in 0..50 {
+            let (pool, endpoint, me) = (pool.clone(), server.endpoint.clone(), me.clone());
+            requests.spawn(async move { post_with(&pool, &endpoint, &[ALICE], &me).await });
+        }
+        for reply in requests.join_all().await {
+            let (status, retry_after) = reply.expect("every request is answered");
+            if status == 429 {
+                let wait: u64 = retry_after.expect("Retry-After").parse().unwrap();
+                assert!((1..=10).contains(&wait), "Retry-After: {wait}");
+            }
+            *statuses.entry(status).or_insert(0) += 1;
+        }
+    }
+    assert_eq!(
+        statuses.keys().copied().collect::<Vec<_>>(),
+        [200, 429],
+        "{statuses:?}"
+    );
+    assert!(statuses[&429] >= 190, "{statuses:?}");
+}
+
+#[tokio::test]
+async fn a_connection_sending_half_a_request_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &["--read-timeout", "1"], &[]);
+    let address = server.origin().trim_start_matches("http://").to_owned();
+    // Half a header, then nothing: without a header timeout it would be held forever.
+    let mut half = tokio::net::TcpStream::connect(&address).await.unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nPrivate-To")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(60), half.read_to_end(&mut rest)).await;
+    assert!(closed.is_ok(), "still open a minute later");
+    // A header, and half the body it announces: 408.
+    let mut slow = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nPrivate-Token: {}\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\":",
+        sandbox::TOKEN
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), slow.read_to_end(&mut answer))
+        .await
+        .expect("answered and closed within a minute")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("GITLAB_MCP_READ_TIMEOUT"), "{answer}");
+    // The server goes on.
+    let me = call("user.current", json!({}));
+    assert_eq!(post(&server.endpoint, &[ALICE], &me).await.status, 200);
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_are_answered_503_with_retry_after() {
+    use tokio::io::AsyncWriteExt;
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(
+        gitlab.url(),
+        &["--max-connections", "4", "--read-timeout", "120"],
+        &[],
+    );
+    let address = server.origin().trim_start_matches("http://").to_owned();
+    let me = call("user.current", json!({}));
+    // Four connections held open, each with a request header under way.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stream.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+        held.push(stream);
+    }
+    // The server has taken them all (a request on a fresh connection is refused).
+    let mut refused = None;
+    for _ in 0..600 {
+        let reply = post(&server.endpoint, &[ALICE], &me).await;
+        if reply.status == 503 {
+            refused = Some(reply);
+            break;
+        }
+        assert_eq!(reply.status, 200);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let refused = refused.expect("a fifth connection is refused");
+    assert_eq!(refused.headers["retry-after"], "1");
+    assert!(
+        refused
+            .error_message()
+            .contains("GITLAB_MCP_MAX_CONNECTIONS"),
+        "{}",
+        refused.body
+    );
+    // Their closing frees the server for others.
+    drop(held);
+    let mut served = false;
+    for _ in 0..600 {
+        if post(&server.endpoint, &[ALICE], &me).await.status == 200 {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(served, "served again once the held connections closed");
 }
 
 #[tokio::test]
