@@ -155,6 +155,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "serve",
         &[
             group::GITLAB,
+            group::SANDBOX,
             group::OFFERED,
             group::SAFETY,
             group::RESULTS,
@@ -167,6 +168,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "call",
         &[
             group::GITLAB,
+            group::SANDBOX,
             group::OFFERED,
             group::SAFETY,
             group::RESULTS,
@@ -176,7 +178,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("find", &[group::OFFERED]),
     ("catalog", &[group::OFFERED]),
     ("demo", &[group::SURFACE]),
-    ("sandbox", &[group::LOGGING]),
+    ("sandbox", &[group::SANDBOX, group::LOGGING]),
     ("docs", &[]),
     ("codegen", &[]),
     ("spec-check", &[]),
@@ -500,21 +502,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Demo => crate::demo::run(&options).await,
         Command::Sandbox { listen } => {
-            let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
-                Ok(text) => crate::sandbox::Faults::parse(&text)
-                    .map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?,
-                Err(_) => crate::sandbox::Faults::default(),
-            };
-            let sandbox = crate::sandbox::Sandbox::start(listen, faults)
-                .await
-                .map_err(|error| anyhow::anyhow!("cannot listen on {listen}: {error}"))?;
-            sandbox.edition_from_env()?;
+            let sandbox = options.sandbox_at(listen).await?;
             say!("{}", sandbox.url())?;
             eprintln!(
-                "Sandbox GitLab on {} (API at /api/v4; token `{}` is alice, `{}` is bob). Ctrl-C stops it.",
+                "Sandbox GitLab on {} (API at /api/v4; token `{}` is alice{}, `{}` is bob, `{}` is root, an administrator). Ctrl-C stops it.",
                 sandbox.url(),
                 crate::sandbox::TOKEN,
-                crate::sandbox::TOKEN_BOB
+                if options.sandbox_admin {
+                    ", an administrator"
+                } else {
+                    ""
+                },
+                crate::sandbox::TOKEN_BOB,
+                crate::sandbox::TOKEN_ADMIN
             );
             use std::io::Write as _;
             std::io::stdout().flush()?;

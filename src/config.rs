@@ -27,6 +27,7 @@ pub mod group {
     pub const SURFACE: &str = "MCP tools and resources";
     pub const LOGGING: &str = "Logging";
     pub const SERVER: &str = "MCP server";
+    pub const SANDBOX: &str = "Sandbox";
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -42,8 +43,12 @@ pub struct Options {
     pub gitlab_url: String,
 
     /// Use the embedded sandbox GitLab instead (no token needed).
-    #[arg(long, global = true, help_heading = group::GITLAB)]
+    #[arg(long, global = true, help_heading = group::SANDBOX)]
     pub sandbox: bool,
+
+    /// Make the sandbox's token user (alice) an instance administrator.
+    #[arg(long, env = "GITLAB_SANDBOX_ADMIN", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", global = true, help_heading = group::SANDBOX)]
+    pub sandbox_admin: bool,
 
     /// Which tools to expose [default: dynamic; META_TOOLS=dynamic is also read].
     #[arg(
@@ -303,7 +308,7 @@ impl Options {
     pub async fn connect(&self) -> anyhow::Result<Option<Connection>> {
         let policy = Arc::new(self.policy()?);
         if self.sandbox {
-            let sandbox = start_sandbox().await?;
+            let sandbox = self.start_sandbox().await?;
             // Which seed token the session uses: alice's (`sandbox-token`), bob's, alice's
             // `read_api` one (`sandbox-token-read`), or the administrator root's
             // (`sandbox-token-admin`).
@@ -354,7 +359,7 @@ impl Options {
     /// a token in the environment is left unread, with a warning.
     pub async fn upstream(&self, shared_token: bool) -> anyhow::Result<Upstream> {
         let (url, token, sandbox) = if self.sandbox {
-            let sandbox = start_sandbox().await?;
+            let sandbox = self.start_sandbox().await?;
             (
                 sandbox.url().to_owned(),
                 Some(sandbox::TOKEN.to_owned()),
@@ -383,18 +388,32 @@ impl Options {
     }
 }
 
-/// The embedded sandbox on a loopback port, with the faults and edition the environment
-/// asks for (GITLAB_SANDBOX_FAULTS, GITLAB_SANDBOX_EDITION).
-async fn start_sandbox() -> anyhow::Result<Sandbox> {
-    let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
-        Ok(text) => {
-            Faults::parse(&text).map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?
+impl Options {
+    /// The embedded sandbox on a loopback port, with the faults and edition the environment
+    /// asks for (GITLAB_SANDBOX_FAULTS, GITLAB_SANDBOX_EDITION) and, with `--sandbox-admin`,
+    /// its token user an administrator.
+    async fn start_sandbox(&self) -> anyhow::Result<Sandbox> {
+        self.sandbox_at(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+    }
+
+    /// The sandbox on `address`, as `start_sandbox` sets it up (`gitlab-mcp sandbox --listen`).
+    pub async fn sandbox_at(&self, address: std::net::SocketAddr) -> anyhow::Result<Sandbox> {
+        let faults = match std::env::var("GITLAB_SANDBOX_FAULTS") {
+            Ok(text) => {
+                Faults::parse(&text).map_err(|e| anyhow::anyhow!("GITLAB_SANDBOX_FAULTS: {e}"))?
+            }
+            Err(_) => Faults::default(),
+        };
+        let sandbox = Sandbox::start(address, faults)
+            .await
+            .map_err(|error| anyhow::anyhow!("cannot listen on {address}: {error}"))?;
+        sandbox.edition_from_env()?;
+        if self.sandbox_admin {
+            sandbox.make_token_user_admin();
         }
-        Err(_) => Faults::default(),
-    };
-    let sandbox = Sandbox::start(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), faults).await?;
-    sandbox.edition_from_env()?;
-    Ok(sandbox)
+        Ok(sandbox)
+    }
 }
 
 /// GITLAB_URL's client, and the sandbox it talks to, if any (kept alive here).

@@ -284,6 +284,14 @@ impl Dispatcher {
             return self.finish(Outcome::error(safe_mode_preview(action, &plan)));
         }
         if self.policy.needs_confirmation(action) && !confirm {
+            if let Some(what) = action.safety.irreversible {
+                return self.finish(Outcome::error(format!(
+                    "`{}` cannot be undone: {} {}",
+                    action.id,
+                    crate::catalog::fill(what, &plan.args),
+                    self.vocabulary.confirm_irreversible
+                )));
+            }
             return self.finish(Outcome::error(format!(
                 "`{}` is destructive ({}) and needs confirmation. {}",
                 action.id,

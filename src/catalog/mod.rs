@@ -383,6 +383,9 @@ pub struct Safety {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// What nothing can undo, for the strongest confirmation (`safety.irreversible`),
+    /// with `{param}` placeholders.
+    pub irreversible: Option<&'static str>,
 }
 
 impl Safety {
@@ -400,6 +403,15 @@ impl Safety {
             read_only,
             destructive,
             idempotent,
+            irreversible: None,
+        }
+    }
+
+    /// A destructive action nothing can undo: its confirmation says what is lost.
+    pub const fn irreversible(self, what: &'static str) -> Self {
+        Self {
+            irreversible: Some(what),
+            ..self
         }
     }
 }

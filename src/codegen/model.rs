@@ -241,12 +241,17 @@ pub struct MarkdownDef {
     pub rows: Option<Vec<FieldViewDef>>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SafetyDef {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// For a destructive action nothing can undo (deleting a user, banning one, revoking
+    /// a token): what is lost, with `{param}` placeholders. The confirmation it asks for
+    /// quotes it and asks for the user's explicit approval of exactly that.
+    #[serde(default)]
+    pub irreversible: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

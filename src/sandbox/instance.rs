@@ -5,8 +5,9 @@
 //! Community Edition (`Sandbox::play_community_edition`, or `GITLAB_SANDBOX_EDITION=ce`),
 //! where actions of a paid tier do not exist. A token's scopes are the seed user's
 //! `_token_scopes` for it (`api` when not listed), so `TOKEN_READ_API` can read and
-//! cannot write. Only a seed user with `is_admin` (`root`, `TOKEN_ADMIN`) may call an
-//! action that requires an administrator; anyone else gets GitLab's `403 Forbidden`.
+//! cannot write. Only a user with `is_admin` (`root`, `TOKEN_ADMIN`, and alice with
+//! `--sandbox-admin`) may call an action that requires an administrator; anyone else gets
+//! GitLab's `403 Forbidden`.
 
 use serde_json::{Value, json};
 

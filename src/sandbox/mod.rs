@@ -40,15 +40,12 @@ pub const TOKEN_READ_API: &str = "sandbox-token-read";
 /// require an administrator (`requires: {admin: true}`); the others get GitLab's 403.
 pub const TOKEN_ADMIN: &str = "sandbox-token-admin";
 
-/// The seed token an action's example runs with: `root`'s for an action only
-/// administrators may call, `alice`'s for every other. Tests and snapshots that run every
-/// example take the token from here, so no admin action is skipped or refused silently.
-pub fn example_token(action: &crate::catalog::Action) -> &'static str {
-    if action.requires.admin {
-        TOKEN_ADMIN
-    } else {
-        TOKEN
-    }
+/// Whether an action's example runs with `--sandbox-admin` (alice an administrator): an
+/// action only administrators may call does, every other runs as the regular alice.
+/// Tests and snapshots that run every example ask here, so no admin action is skipped or
+/// refused silently and none runs with more rights than it needs.
+pub fn example_needs_admin(action: &crate::catalog::Action) -> bool {
+    action.requires.admin
 }
 
 /// A running sandbox; it stops when dropped.
@@ -104,6 +101,25 @@ impl Sandbox {
     pub fn play_community_edition(&self) {
         self.shared
             .edit_store(|store| store.community_edition = true);
+    }
+
+    /// Makes the user of the session's token, `TOKEN` (alice), an instance administrator
+    /// (`--sandbox-admin`, `GITLAB_SANDBOX_ADMIN=true`): the actions that require one then
+    /// run for her, and she sees every project, as an administrator does. Without it she
+    /// is a regular user, so fitting and GitLab's refusals of non-administrators stay
+    /// what a session meets.
+    pub fn make_token_user_admin(&self) {
+        self.shared.edit_store(|store| {
+            for user in store.all_mut("users") {
+                let owns_token = user
+                    .get("_tokens")
+                    .and_then(serde_json::Value::as_array)
+                    .is_some_and(|tokens| tokens.iter().any(|t| t == TOKEN));
+                if owns_token {
+                    user["is_admin"] = serde_json::Value::Bool(true);
+                }
+            }
+        });
     }
 
     /// Plays the edition `GITLAB_SANDBOX_EDITION` names (`ce` or `ee`, the default).

@@ -2,10 +2,10 @@
 //! structured content, and never the token.
 
 use gitlab_mcp::policy::Policy;
-use gitlab_mcp::sandbox::{TOKEN, TOKEN_ADMIN};
+use gitlab_mcp::sandbox::TOKEN;
 use serde_json::json;
 
-use crate::support::{args, dispatcher, dispatcher_with_token};
+use crate::support::{admin_dispatcher, args, dispatcher, dispatcher_with_token};
 
 #[tokio::test]
 async fn a_bad_token_is_a_clear_401() {
@@ -170,13 +170,14 @@ async fn the_token_never_appears_in_any_result() {
         ..Policy::default()
     };
     let (users, _sandbox) = dispatcher(policy()).await;
-    // Actions only administrators may call run as the sandbox's administrator, `root`.
-    let (admin, _admin_sandbox) = dispatcher_with_token(policy(), TOKEN_ADMIN).await;
+    // Actions only administrators may call run with `--sandbox-admin`.
+    let (admin, _admin_sandbox) = admin_dispatcher(policy()).await;
     for action in gitlab_mcp::catalog::ACTIONS {
-        let (dispatcher, token) = match action.requires.admin {
-            true => (&admin, TOKEN_ADMIN),
-            false => (&users, TOKEN),
+        let dispatcher = match action.requires.admin {
+            true => &admin,
+            false => &users,
         };
+        let token = TOKEN;
         let outcome = dispatcher
             .call(action.id, action.example_args(), true)
             .await;

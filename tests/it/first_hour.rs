@@ -244,3 +244,47 @@ fn the_licenses_cargo_toml_names_are_there() {
             .contains("Apache License\n                           Version 2.0")
     );
 }
+
+/// `sandbox --listen` with `--sandbox-admin` (or `GITLAB_SANDBOX_ADMIN=true`) serves alice
+/// as an administrator; without it she is a regular user, refused an admin endpoint.
+#[tokio::test]
+async fn sandbox_admin_makes_the_token_user_an_administrator_when_listening() {
+    gitlab_mcp::tls::install_crypto_provider();
+    let http = reqwest::Client::new();
+    for (flag, env, admin) in [
+        (None, None, false),
+        (Some("--sandbox-admin"), None, true),
+        (None, Some("true"), true),
+        (None, Some("false"), false),
+    ] {
+        let mut command = binary();
+        command.args(["sandbox", "--listen", "127.0.0.1:0"]);
+        command.args(flag);
+        if let Some(value) = env {
+            command.env("GITLAB_SANDBOX_ADMIN", value);
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        let get = |path: &str| {
+            http.get(format!("{}/api/v4/{path}", url.trim()))
+                .header("PRIVATE-TOKEN", gitlab_mcp::sandbox::TOKEN)
+                .send()
+        };
+        let user: Value =
+            serde_json::from_str(&get("user").await.unwrap().text().await.unwrap()).unwrap();
+        let hooks = get("hooks").await.unwrap().status().as_u16();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(user["username"], "alice", "{flag:?} {env:?}");
+        assert_eq!(user["is_admin"], admin, "{flag:?} {env:?}");
+        assert_eq!(hooks, if admin { 200 } else { 403 }, "{flag:?} {env:?}");
+    }
+}

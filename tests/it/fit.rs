@@ -7,7 +7,7 @@ use gitlab_mcp::catalog::{ACTIONS, Tier};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use serde_json::json;
 
-use crate::support::{ADMIN_TOKEN, args, assert_not_offered, client, text};
+use crate::support::{ADMIN, args, assert_not_offered, client, text};
 
 const READ_TOKEN: (&str, &str) = ("GITLAB_SANDBOX_TOKEN", "sandbox-token-read");
 
@@ -155,7 +155,7 @@ async fn the_community_edition_hides_every_paid_tier() {
 }
 
 #[tokio::test]
-async fn administrators_actions_are_offered_to_root_only() {
+async fn administrators_actions_are_offered_with_sandbox_admin_only() {
     let admin: Vec<&gitlab_mcp::catalog::Action> =
         ACTIONS.iter().filter(|a| a.requires.admin).collect();
     // System hooks at least: without an admin action this test proves nothing.
@@ -180,10 +180,10 @@ async fn administrators_actions_are_offered_to_root_only() {
             );
         }
 
-        let root = client(&[("TOOL_SURFACE", surface), ADMIN_TOKEN]).await;
-        let tools = root.list_all_tools().await.unwrap();
+        let admin_alice = client(&[("TOOL_SURFACE", surface), ADMIN]).await;
+        let tools = admin_alice.list_all_tools().await.unwrap();
         let listed = serde_json::to_string(&tools).unwrap();
-        let all = root
+        let all = admin_alice
             .read_resource(ReadResourceRequestParams::new("gitlab://tools"))
             .await
             .unwrap();
@@ -201,10 +201,14 @@ async fn administrators_actions_are_offered_to_root_only() {
                     }),
                 _ => true,
             };
-            assert!(offered, "{surface}: {} not offered to root", action.id);
+            assert!(
+                offered,
+                "{surface}: {} not offered with --sandbox-admin",
+                action.id
+            );
             assert!(
                 all.contains(&format!("\\\"{}\\\"", action.id)),
-                "{surface}: {} missing from root's catalog",
+                "{surface}: {} missing from the administrator's catalog",
                 action.id
             );
         }
@@ -225,28 +229,32 @@ async fn administrators_actions_are_offered_to_root_only() {
                 !for_alice.iter().any(|id| id == "webhook.system_list"),
                 "find offered alice {for_alice:?}"
             );
-            let for_root = ids(root.call_tool(find).await.unwrap());
+            let for_admin = ids(admin_alice.call_tool(find).await.unwrap());
             assert!(
-                for_root.iter().any(|id| id == "webhook.system_list"),
-                "find did not offer root {for_root:?}"
+                for_admin.iter().any(|id| id == "webhook.system_list"),
+                "find did not offer the administrator {for_admin:?}"
             );
-            let refused = alice
-                .call_tool(
-                    CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(
-                        json!({"action": "webhook.system_list", "params": {}}),
-                    )),
-                )
-                .await
-                .unwrap();
-            assert_eq!(refused.is_error, Some(true));
-            let message = text(&refused);
-            assert!(
-                message.contains("is for GitLab administrators"),
-                "{message}"
-            );
+            // Every admin action, called anyway, is refused with the sentence that says why.
+            for action in &admin {
+                let refused = alice
+                    .call_tool(
+                        CallToolRequestParams::new("gitlab_execute_action").with_arguments(args(
+                            json!({"action": action.id, "params": action.example_args(), "confirm": true}),
+                        )),
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(refused.is_error, Some(true), "{}", action.id);
+                let message = text(&refused);
+                assert!(
+                    message.contains("is for GitLab administrators"),
+                    "{}: {message}",
+                    action.id
+                );
+            }
         }
         alice.cancel().await.unwrap();
-        root.cancel().await.unwrap();
+        admin_alice.cancel().await.unwrap();
     }
 }
 

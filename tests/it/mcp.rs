@@ -6,13 +6,13 @@ use gitlab_mcp::catalog::ACTIONS;
 use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 
-use crate::support::{ADMIN_TOKEN, assert_valid, client, example_token, text};
+use crate::support::{ADMIN, assert_valid, client, example_user, text};
 
 #[tokio::test]
 async fn every_action_validates_against_its_output_schema() {
     let shared = client(&[("TOOL_SURFACE", "individual")]).await;
-    // Actions only administrators may call run as the sandbox's administrator, `root`.
-    let shared_admin = client(&[("TOOL_SURFACE", "individual"), ADMIN_TOKEN]).await;
+    // Actions only administrators may call run with `--sandbox-admin`.
+    let shared_admin = client(&[("TOOL_SURFACE", "individual"), ADMIN]).await;
     let tools = shared_admin.list_all_tools().await.unwrap();
     assert_eq!(
         tools.len(),
@@ -34,7 +34,7 @@ async fn every_action_validates_against_its_output_schema() {
             (true, false) => &shared,
             (true, true) => &shared_admin,
             (false, _) => {
-                fresh = client(&[("TOOL_SURFACE", "individual"), example_token(action)]).await;
+                fresh = client(&[("TOOL_SURFACE", "individual"), example_user(action)]).await;
                 &fresh
             }
         };
@@ -115,7 +115,7 @@ async fn every_action_validates_against_its_output_schema() {
 #[tokio::test]
 async fn tools_carry_annotations_from_the_manifest() {
     // The administrator is offered every action.
-    let client = client(&[("TOOL_SURFACE", "individual"), ADMIN_TOKEN]).await;
+    let client = client(&[("TOOL_SURFACE", "individual"), ADMIN]).await;
     let tools = client.list_all_tools().await.unwrap();
     for action in ACTIONS {
         let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap();
@@ -145,7 +145,7 @@ async fn tools_carry_annotations_from_the_manifest() {
 
 #[tokio::test]
 async fn a_meta_tool_is_as_risky_as_its_riskiest_action() {
-    let client = client(&[("TOOL_SURFACE", "meta"), ADMIN_TOKEN]).await;
+    let client = client(&[("TOOL_SURFACE", "meta"), ADMIN]).await;
     let tools = client.list_all_tools().await.unwrap();
     for tool in &tools {
         let domain = tool.name.trim_start_matches("gitlab_");

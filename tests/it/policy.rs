@@ -104,6 +104,47 @@ async fn safe_mode_previews_and_changes_nothing() {
     );
 }
 
+/// An action nothing can undo (`safety.irreversible`) is refused with the strongest
+/// wording: what is lost, on which target, and that only an explicit approval of this one
+/// call counts; confirmed, it runs.
+#[tokio::test]
+async fn irreversible_actions_say_what_is_lost() {
+    let (dispatcher, sandbox) = dispatcher(Policy::default()).await;
+    let arguments = json!({"project_id": "acme/platform/api", "token_id": 7702});
+    let refused = dispatcher
+        .call(
+            "access_token.project_revoke",
+            args(arguments.clone()),
+            false,
+        )
+        .await;
+    assert!(refused.is_error, "{}", refused.text);
+    for words in [
+        "cannot be undone",
+        "project access token 7702 of acme/platform/api",
+        "explicitly",
+        "`confirm: true`",
+    ] {
+        assert!(refused.text.contains(words), "{words}: {}", refused.text);
+    }
+    assert!(sandbox.requests().is_empty());
+    let mut confirmed = args(arguments);
+    confirmed.insert("confirm".into(), Value::Bool(true));
+    let done = dispatcher
+        .call("access_token.project_revoke", confirmed, false)
+        .await;
+    assert!(!done.is_error, "{}", done.text);
+    // An ordinary destructive action keeps the plain wording.
+    let plain = dispatcher
+        .call(
+            "branch.delete",
+            args(json!({"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"})),
+            false,
+        )
+        .await;
+    assert!(!plain.text.contains("cannot be undone"), "{}", plain.text);
+}
+
 #[tokio::test]
 async fn destructive_actions_need_confirmation() {
     let (dispatcher, sandbox) = dispatcher(Policy::default()).await;

@@ -35,25 +35,28 @@ fn every_action_has_a_cli_snapshot() {
     );
 }
 
-/// An action only administrators may call is snapshot as the sandbox's administrator
-/// (`env.add.GITLAB_SANDBOX_TOKEN`), every other as alice: the token `sandbox::example_token`
-/// names, so no snapshot is a refusal and none runs with more rights than it needs.
+/// An action only administrators may call is snapshot with `--sandbox-admin` (alice an
+/// administrator), every other as the regular alice (`sandbox::example_needs_admin`), so
+/// no snapshot is a refusal and none runs with more rights than it needs.
 #[test]
-fn each_snapshot_runs_with_its_examples_token() {
+fn each_snapshot_runs_with_its_examples_rights() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd");
     for action in ACTIONS {
         let path = dir.join(format!("{}.toml", action.id));
         let case =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let token = case
+        assert!(
+            !case.contains("GITLAB_SANDBOX_TOKEN"),
+            "{}: the snapshot runs as another seed user; an admin action runs with `--sandbox-admin`",
+            action.id
+        );
+        let admin = case
             .lines()
-            .find_map(|l| l.strip_prefix("env.add.GITLAB_SANDBOX_TOKEN = "))
-            .map(|value| value.trim_matches('"'))
-            .unwrap_or(gitlab_mcp::sandbox::TOKEN);
+            .any(|l| l.starts_with("args") && l.contains("\"--sandbox-admin\""));
         assert_eq!(
-            token,
-            gitlab_mcp::sandbox::example_token(action),
-            "{}: the snapshot runs with another user's token",
+            admin,
+            gitlab_mcp::sandbox::example_needs_admin(action),
+            "{}: an admin action's snapshot passes `--sandbox-admin`, any other does not",
             action.id
         );
     }

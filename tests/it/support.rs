@@ -32,6 +32,7 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
             "GITLAB_FIT_CATALOG",
             "GITLAB_SANDBOX_EDITION",
             "GITLAB_SANDBOX_TOKEN",
+            "GITLAB_SANDBOX_ADMIN",
         ] {
             command.env_remove(name);
         }
@@ -76,15 +77,19 @@ pub async fn fitted(client: &Client) {
     }
 }
 
-/// The sandbox token setting that runs `action`'s example: the administrator `root`'s for
-/// an action only administrators may call, `alice`'s for every other
-/// (`sandbox::example_token`).
-pub fn example_token(action: &gitlab_mcp::catalog::Action) -> (&'static str, &'static str) {
-    ("GITLAB_SANDBOX_TOKEN", sandbox::example_token(action))
+/// The sandbox setting that runs `action`'s example: `--sandbox-admin` for an action only
+/// administrators may call, alice as a regular user for every other
+/// (`sandbox::example_needs_admin`).
+pub fn example_user(action: &gitlab_mcp::catalog::Action) -> (&'static str, &'static str) {
+    if sandbox::example_needs_admin(action) {
+        ADMIN
+    } else {
+        ("GITLAB_SANDBOX_ADMIN", "false")
+    }
 }
 
-/// The administrator `root`'s token, as a client setting.
-pub const ADMIN_TOKEN: (&str, &str) = ("GITLAB_SANDBOX_TOKEN", sandbox::TOKEN_ADMIN);
+/// `--sandbox-admin` as a client setting: the session's user, alice, is an administrator.
+pub const ADMIN: (&str, &str) = ("GITLAB_SANDBOX_ADMIN", "true");
 
 /// Asserts that none of `actions` is offered among `tools`: no individual tool, and no
 /// action in its meta tool's enum.
@@ -120,6 +125,13 @@ pub fn assert_not_offered<'a>(
 /// A dispatcher talking to an in-process sandbox.
 pub async fn dispatcher(policy: Policy) -> (Dispatcher, Sandbox) {
     dispatcher_with_token(policy, sandbox::TOKEN).await
+}
+
+/// A dispatcher as alice on a sandbox where she is an administrator (`--sandbox-admin`).
+pub async fn admin_dispatcher(policy: Policy) -> (Dispatcher, Sandbox) {
+    let (dispatcher, sandbox) = dispatcher(policy).await;
+    sandbox.make_token_user_admin();
+    (dispatcher, sandbox)
 }
 
 pub async fn dispatcher_with_token(policy: Policy, token: &str) -> (Dispatcher, Sandbox) {

@@ -5,7 +5,7 @@ use gitlab_mcp::catalog::ACTIONS;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Map, Value, json};
 
-use crate::support::{ADMIN_TOKEN, Client, client};
+use crate::support::{ADMIN, Client, client};
 
 async fn call(
     client: &Client,
@@ -44,11 +44,11 @@ async fn call(
 async fn the_same_call_gives_the_same_result_on_every_surface() {
     let surfaces = ["individual", "meta", "dynamic"];
     let mut clients = Vec::new();
-    // Actions only administrators may call run as the sandbox's administrator, `root`.
+    // Actions only administrators may call run with `--sandbox-admin`.
     let mut admin_clients = Vec::new();
     for surface in surfaces {
         clients.push(client(&[("TOOL_SURFACE", surface)]).await);
-        admin_clients.push(client(&[("TOOL_SURFACE", surface), ADMIN_TOKEN]).await);
+        admin_clients.push(client(&[("TOOL_SURFACE", surface), ADMIN]).await);
     }
     let mut order: Vec<_> = ACTIONS.iter().collect();
     order.sort_by_key(|a| (!a.safety.read_only, a.safety.destructive));

@@ -314,6 +314,10 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
         action.safety.destructive,
         action.safety.idempotent,
     ) {
+        (_, _, idempotent) if action.safety.irreversible.is_some() => {
+            let text = action.safety.irreversible.as_deref().unwrap_or_default();
+            quote!(Safety::new(false, true, #idempotent).irreversible(#text))
+        }
         (true, false, true) => quote!(Safety::READ_ONLY),
         (false, false, false) => quote!(Safety::WRITE),
         (false, false, true) => quote!(Safety::IDEMPOTENT_WRITE),

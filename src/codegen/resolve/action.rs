@@ -133,6 +133,7 @@ pub(super) fn resolve(
             def.markdown.as_ref().and_then(|m| m.heading.as_deref()),
         ),
         ("output.message", def.output.message.as_deref()),
+        ("safety.irreversible", def.safety.irreversible.as_deref()),
     ] {
         if let Some(text) = text {
             check_placeholders(scope, key, text, &param_names);
@@ -196,7 +197,7 @@ pub(super) fn resolve(
         cursor_paged,
         output,
         view,
-        safety: def.safety,
+        safety: def.safety.clone(),
         resource,
         not_found: def.not_found.as_deref().map(normalize_space),
         hints,

@@ -35,6 +35,12 @@ pub(super) fn check(scope: &mut Scope<'_>, def: &ActionDef) {
             },
         );
     }
+    if def.safety.irreversible.is_some() && !def.safety.destructive {
+        scope.error(
+            "safety.irreversible",
+            "only a destructive action is irreversible (it needs confirmation first)",
+        );
+    }
     if method == Method::Delete && !def.safety.destructive {
         scope.error("safety.destructive", "a DELETE action is destructive");
     }
