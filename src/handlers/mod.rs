@@ -29,6 +29,7 @@
 //! | `runner_created` | `runner.create` | the same for a runner's authentication token; `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
 //! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
 //! | `work_item_widgets` | `work_item.list`, `.get`, `epic.list`, `.get` | GraphQL's widgets (description, assignees, labels, dates, hierarchy) merged into the work item as fields |
@@ -39,6 +40,7 @@
 mod artifacts;
 mod changes;
 mod files;
+mod invitations;
 mod job_log;
 mod log_focus;
 mod milestones;
@@ -141,6 +143,7 @@ handlers! {
         diff_position => positions::with_position,
         ci_variable_values => variables::ci_variable_values,
         upload_file => uploads::upload_file,
+        invitations_sent => invitations::invitations_sent,
         work_item_widgets => work_items::work_item_widgets,
         work_item_create => work_items::work_item_create,
         work_item_update => work_items::work_item_update,

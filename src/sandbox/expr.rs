@@ -205,6 +205,29 @@ impl Scope {
             "short" => json!(text(&value).chars().take(8).collect::<String>()),
             "revert_diff" => json!(revert_diff(&text(&value))),
             "not" => json!(!truthy(&value)),
+            // A comma-separated text as the list of its items, trimmed (GitLab's
+            // `email=a@example.com,b@example.com`); a list stays as it is.
+            "items" => match value {
+                Value::Array(_) => value,
+                Value::Null => json!([]),
+                other => json!(
+                    text(&other)
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|item| !item.is_empty())
+                        .collect::<Vec<_>>()
+                ),
+            },
+            // A list of `{key, value}` as an object, the reverse of `entries` (GitLab's
+            // reasons keyed by invitee).
+            "object" => Value::Object(
+                value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|entry| (text(&entry["key"]), entry["value"].clone()))
+                    .collect(),
+            ),
             "first" => value
                 .as_array()
                 .and_then(|items| items.first().cloned())
@@ -461,6 +484,8 @@ const FILTERS: &[&str] = &[
     "file_name",
     "stem",
     "media",
+    "items",
+    "object",
 ];
 
 /// The extensions GitLab embeds in Markdown (`Gitlab::FileTypeDetection`: safe and
