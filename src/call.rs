@@ -181,7 +181,15 @@ pub async fn read_list(
 /// The structure of a GitLab answer, fitted to the action's result shape.
 pub fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value, GitlabError> {
     match action.result {
-        ResultShape::Single { entity } => conformed_single(response.value()?, entity),
+        // GitLab answers `null` for a singleton that is not set (a project's push rules):
+        // not found, like a 404.
+        ResultShape::Single { entity } => match response.value()? {
+            Value::Null => Err(GitlabError::new(
+                ErrorKind::NotFound,
+                "GitLab answered null",
+            )),
+            value => conformed_single(value, entity),
+        },
         ResultShape::List {
             entity,
             key,

@@ -124,3 +124,27 @@ async fn the_sandbox_answers_a_range_as_gitlab_may() {
         sandbox.requests()
     );
 }
+
+#[tokio::test]
+async fn a_singleton_gitlab_answers_null_for_is_not_found() {
+    // GitLab answers `null` (200) for a project without push rules: not found, with the
+    // action's own words, never an empty card or a decoding error.
+    let upstream = Upstream::start(|_| {
+        Reply::With(
+            200,
+            vec![("content-type".into(), "application/json".into())],
+            b"null".to_vec(),
+        )
+    });
+    let outcome = plain(&upstream.url())
+        .call("push_rule.get", args(json!({"project_id": 7})), false)
+        .await;
+    assert!(
+        outcome
+            .text
+            .contains("push rule configuration of project 7 does not exist"),
+        "{}",
+        outcome.text
+    );
+    assert!(!outcome.text.contains("not JSON"), "{}", outcome.text);
+}
