@@ -135,6 +135,49 @@ impl Scope {
         self.path(text)
     }
 
+    /// GitLab's badge placeholders (`Badge::PLACEHOLDERS`) filled in for `project`: its
+    /// path, title, name, id, namespace, group, server, default branch and that branch's
+    /// last commit. A placeholder GitLab does not know stays as written.
+    fn badge_url(&self, store: &Store, url: &str) -> String {
+        let project = self.path("project");
+        if project.is_null() {
+            return url.to_owned();
+        }
+        let default_branch = text(&project["default_branch"]);
+        let commit_sha = store
+            .all("projects/repository/branches")
+            .iter()
+            .find(|branch| {
+                text(&branch["_project_id"]) == text(&project["id"])
+                    && text(&branch["name"]) == default_branch
+            })
+            .map(|branch| text(&branch["commit"]["id"]))
+            .unwrap_or_default();
+        let group_name = if text(&project["namespace"]["kind"]) == "group" {
+            text(&project["namespace"]["path"])
+        } else {
+            String::new()
+        };
+        [
+            ("project_path", text(&project["path_with_namespace"])),
+            ("project_title", text(&project["name"])),
+            ("project_name", text(&project["path"])),
+            ("project_id", text(&project["id"])),
+            (
+                "project_namespace",
+                text(&project["namespace"]["full_path"]),
+            ),
+            ("group_name", group_name),
+            ("gitlab_server", text(&self.path("external_host"))),
+            ("default_branch", default_branch.clone()),
+            ("commit_sha", commit_sha),
+        ]
+        .iter()
+        .fold(url.to_owned(), |url, (name, value)| {
+            url.replace(&format!("%{{{name}}}"), value)
+        })
+    }
+
     fn filter(&self, store: &Store, name: &str, argument: &str, value: Value) -> Value {
         match name {
             "count" => json!(value.as_array().map_or(0, Vec::len)),
@@ -205,6 +248,9 @@ impl Scope {
             "short" => json!(text(&value).chars().take(8).collect::<String>()),
             "revert_diff" => json!(revert_diff(&text(&value))),
             "not" => json!(!truthy(&value)),
+            // A badge URL with GitLab's placeholders filled in for the bound `project`
+            // (unchanged without one, as for a group's own badges).
+            "badge_url" => json!(self.badge_url(store, &text(&value))),
             // A comma-separated text as the list of its items, trimmed (GitLab's
             // `email=a@example.com,b@example.com`); a list stays as it is.
             "items" => match value {
@@ -486,6 +532,7 @@ const FILTERS: &[&str] = &[
     "media",
     "items",
     "object",
+    "badge_url",
 ];
 
 /// The extensions GitLab embeds in Markdown (`Gitlab::FileTypeDetection`: safe and
