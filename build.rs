@@ -1,7 +1,9 @@
 //! Generates the action catalog from `actions/*.yaml` into `OUT_DIR/actions.rs`.
 //!
 //! The generator lives in `src/codegen/` (build time only); this file only wires it to Cargo:
-//! exact `rerun-if-changed` lines and one readable error per manifest problem.
+//! `rerun-if-changed` on the folders it reads (Cargo watches a folder's whole tree, so a
+//! failed build's output is not hundreds of lines of file names) and one readable error per
+//! manifest problem, the summary last.
 
 #[path = "src/codegen/mod.rs"]
 mod codegen;
@@ -16,13 +18,16 @@ fn main() -> ExitCode {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let actions = root.join("actions");
 
-    println!("cargo:rerun-if-changed=actions");
-    for entry in std::fs::read_dir(&actions).into_iter().flatten().flatten() {
-        println!("cargo:rerun-if-changed={}", entry.path().display());
-    }
-    let codegen = root.join("src/codegen");
-    for entry in std::fs::read_dir(&codegen).into_iter().flatten().flatten() {
-        println!("cargo:rerun-if-changed={}", entry.path().display());
+    // The generator and the modules it borrows from the runtime with `#[path]`.
+    for input in [
+        "actions",
+        "src/codegen",
+        "src/kinds.rs",
+        "src/text.rs",
+        "src/yaml.rs",
+        "src/sandbox/seed",
+    ] {
+        println!("cargo:rerun-if-changed={input}");
     }
 
     write_seed_list(&root, &out);
@@ -40,14 +45,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {
-            eprintln!(
-                "error: the action manifest has {} problem(s):",
-                diagnostics.len()
-            );
-            for diagnostic in &diagnostics {
-                eprintln!("  {diagnostic}");
-                println!("cargo:warning={diagnostic}");
-            }
+            // Cargo shows a failed build script's stdout, then its stderr: the report goes
+            // last, on stderr, with nothing after it.
+            eprint!("{}", codegen::report(&diagnostics));
             ExitCode::FAILURE
         }
     }
@@ -73,7 +73,6 @@ fn write_seed_list(root: &std::path::Path, out: &std::path::Path) {
 /// `constant`: every `.{extension}` file in `folder` (shown as `name`), by file stem, for
 /// `include_str!`.
 fn file_list(folder: &std::path::Path, name: &str, extension: &str, constant: &str) -> String {
-    println!("cargo:rerun-if-changed={}", folder.display());
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
         .into_iter()
         .flatten()
@@ -86,7 +85,6 @@ fn file_list(folder: &std::path::Path, name: &str, extension: &str, constant: &s
         "/// Every file in `{name}/`, by file name.\npub const {constant}: &[(&str, &str)] = &[\n"
     );
     for file in files {
-        println!("cargo:rerun-if-changed={}", file.display());
         let name = file
             .file_stem()
             .and_then(|s| s.to_str())

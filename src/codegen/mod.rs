@@ -81,14 +81,52 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Reads, checks and generates the catalog in `actions_dir`: the formatted Rust source.
+/// Reads, checks and generates the catalog in `actions_dir`: the formatted Rust source, or
+/// every problem of every file (what could not be read, then what is wrong in the rest).
 pub fn generate(actions_dir: &Path) -> Result<String, Vec<Diagnostic>> {
-    let manifest = load::manifest(actions_dir)?;
-    let catalog = resolve::catalog(manifest)?;
-    let problems = requests::check(actions_dir, &catalog);
-    if !problems.is_empty() {
-        return Err(problems);
+    let (manifest, mut diagnostics) = load::manifest(actions_dir);
+    let Some(manifest) = manifest else {
+        return Err(diagnostics);
+    };
+    let catalog = match resolve::catalog(manifest) {
+        Ok(catalog) => catalog,
+        Err(mut problems) => {
+            diagnostics.append(&mut problems);
+            return Err(diagnostics);
+        }
+    };
+    if diagnostics.is_empty() {
+        // Requests name actions; with some unreadable, they would be reported twice.
+        diagnostics = requests::check(actions_dir, &catalog);
+    }
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
     }
     let tokens = emit::catalog(&catalog);
     write::format(tokens).map_err(|message| vec![Diagnostic::file(actions_dir, message)])
+}
+
+/// The build's report of `diagnostics`: one line per problem, grouped by file (in the order
+/// found within a file), and last the summary (how many, in which files) with what to do.
+pub fn report(diagnostics: &[Diagnostic]) -> String {
+    let mut sorted: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+    sorted.sort_by(|a, b| a.split(':').next().cmp(&b.split(':').next()));
+    let mut files: Vec<String> = Vec::new();
+    let mut lines = String::new();
+    for line in sorted {
+        let file = line.split(':').next().unwrap_or_default().to_owned();
+        if !files.contains(&file) {
+            files.push(file);
+        }
+        lines.push_str(&format!("  {line}\n"));
+    }
+    let count = match diagnostics.len() {
+        1 => "1 problem".to_owned(),
+        n => format!("{n} problems"),
+    };
+    format!(
+        "{lines}error: the action manifest has {count} in {}; fix them and build again \
+         (actions/README.md lists every key)\n",
+        files.join(", ")
+    )
 }

@@ -52,6 +52,22 @@ fn generate_edited(
     result
 }
 
+/// A scratch copy of a manifest folder (its YAML files), for edits of several files.
+fn scratch_copy(source: &std::path::Path) -> PathBuf {
+    let n = SCRATCH.fetch_add(1, Ordering::SeqCst);
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("actions-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    for entry in std::fs::read_dir(source).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            std::fs::copy(&path, scratch.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    scratch
+}
+
 fn problems(file: &str, edit: impl Fn(String) -> String) -> Vec<String> {
     generate_with(file, edit).expect_err("the manifest is refused")
 }
@@ -80,9 +96,133 @@ fn an_unknown_key_names_file_action_and_key() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
         found[0].starts_with(
-            "actions/branch.yaml: action `branch.list`: key `methd`: unknown field `methd`"
+            "actions/branch.yaml: action `branch.list`: key `methd`: unknown key `methd`; did you mean `method`? (its keys are title, description,"
         ),
         "{found:?}"
+    );
+}
+
+/// A text with a comma in a `{...}` mapping is cut there by YAML, and the rest read as a key:
+/// the message says to quote the text instead of naming an unknown field after it.
+#[test]
+fn a_comma_in_a_flow_mapping_says_to_quote_the_text() {
+    let found = problems("tag.yaml", |t| {
+        t.replacen(
+            "text: \"Open one tag with its message and commit\"}",
+            "text: Open one tag, with its message and commit}",
+            1,
+        )
+    });
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("actions/tag.yaml: action `tag.list`: key `hints[0].with its message and commit`: `with its message and commit` is read as a key: inside `{...}` a comma ends a value, so a text with a comma was cut there. Quote the text"),
+        "{found:?}"
+    );
+    // A single word after the comma is found in the file.
+    let found = problems("tag.yaml", |t| {
+        t.replacen(
+            "text: \"Compare two tags\"}",
+            "text: Compare two tags, quickly}",
+            1,
+        )
+    });
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("`quickly` is read as a key")),
+        "{found:?}"
+    );
+}
+
+/// Every file is read and what could be read is checked: an unreadable action in one file
+/// hides neither a problem in another file nor one in another action, and naming the
+/// unreadable action is not a second problem.
+#[test]
+fn an_unreadable_action_hides_no_other_problem() {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("actions");
+    let scratch = scratch_copy(&source);
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = scratch.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file}: {from}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    // tag.get cannot be read (tag.list's hint names it); branch.yaml's own mistake.
+    edit(
+        "tag.yaml",
+        "    title: Get a tag\n",
+        "    title: Get a tag\n    titel: x\n",
+    );
+    edit(
+        "branch.yaml",
+        "{action: branch.get,",
+        "{action: branch.gte,",
+    );
+    let found: Vec<String> = generator::generate(&scratch)
+        .expect_err("refused")
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("actions/tag.yaml: action `tag.get`: key `titel`: unknown key `titel`; did you mean `title`?"), "{found:?}");
+    assert!(found[1].starts_with("actions/branch.yaml: action `branch.list`: key `hints`: `branch.gte` is not an action id; did you mean `branch.get`?"), "{found:?}");
+}
+
+/// An action id named in a description or a hint's text must exist, like a hint's target.
+#[test]
+fn an_action_id_in_a_text_must_exist() {
+    let found = problems("tag.yaml", |t| {
+        t.replacen(
+            "name with `search` (`^v1` for a prefix).",
+            "name with `search` (`^v1` for a prefix); for one tag use `tag.gett`.",
+            1,
+        )
+        .replacen(
+            "\"Compare two tags\"",
+            "\"Compare two tags with repository.compare_tags\"",
+            1,
+        )
+    });
+    assert!(found.iter().any(|p| p == "actions/tag.yaml: action `tag.list`: key `description`: `tag.gett` is not an action id; did you mean `tag.get`?"), "{found:?}");
+    assert!(found.iter().any(|p| p.starts_with("actions/tag.yaml: action `tag.list`: key `hints.1.text`: `repository.compare_tags` is not an action id")), "{found:?}");
+    // Words that only look like ids (a file name, a host) are not taken for one.
+    let code = generate_with("tag.yaml", |t| {
+        t.replacen(
+            "name with `search` (`^v1` for a prefix).",
+            "name with `search` (`^v1` for a prefix), as in `.gitlab-ci.yml` or example.com.",
+            1,
+        )
+    });
+    assert!(code.is_ok(), "{code:?}");
+}
+
+/// The build's report: every problem, then the summary last.
+#[test]
+fn the_report_ends_with_the_summary() {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("actions");
+    let scratch = scratch_copy(&source);
+    let path = scratch.join("tag.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("{action: tag.get,", "{action: tag.gett,", 1),
+    )
+    .unwrap();
+    let diagnostics = generator::generate(&scratch).expect_err("refused");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let report = generator::report(&diagnostics);
+    let lines: Vec<&str> = report.lines().collect();
+    assert!(
+        lines[0].starts_with("  actions/tag.yaml: action `tag.list`: key `hints`"),
+        "{report}"
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "error: the action manifest has 1 problem in actions/tag.yaml; fix them and build again (actions/README.md lists every key)"
+        ),
+        "{report}"
     );
 }
 
@@ -91,7 +231,7 @@ fn a_hint_must_name_a_real_action() {
     let found = problems("branch.yaml", |t| {
         t.replacen("{action: branch.get,", "{action: branch.show,", 1)
     });
-    assert!(found.iter().any(|p| p == "actions/branch.yaml: action `branch.list`: key `hints`: `branch.show` is not an action id"), "{found:?}");
+    assert!(found.iter().any(|p| p.starts_with("actions/branch.yaml: action `branch.list`: key `hints`: `branch.show` is not an action id")), "{found:?}");
 }
 
 #[test]
@@ -419,9 +559,9 @@ fn vocabulary_problems_name_file_action_and_key() {
         )
     });
     assert!(
-        found
-            .iter()
-            .any(|p| p.contains("action `branch.list`: key `vocabulary.verb`: unknown field")),
+        found.iter().any(|p| p.contains(
+            "action `branch.list`: key `vocabulary.verb`: unknown key `verb`; did you mean `verbs`?"
+        )),
         "{found:?}"
     );
     let found = problems("branch.yaml", |t| {

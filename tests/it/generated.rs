@@ -17,28 +17,3 @@ fn generated_files_are_fresh() {
         stale
     );
 }
-
-/// A description that points to another action (`repository.commit_list`) names one that
-/// exists: a model would otherwise be sent to an unknown action.
-#[test]
-fn descriptions_name_existing_actions() {
-    use gitlab_mcp::catalog::{ACTIONS, DOMAINS};
-    let mut unknown = Vec::new();
-    for action in ACTIONS.iter() {
-        for quoted in action.description.split('`').skip(1).step_by(2) {
-            let Some((domain, name)) = quoted.split_once('.') else {
-                continue;
-            };
-            let looks_like_id = !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')
-                && DOMAINS.iter().any(|d| d.name == domain);
-            if looks_like_id && !ACTIONS.iter().any(|a| a.id == quoted) {
-                unknown.push(format!("{}: `{quoted}`", action.id));
-            }
-        }
-    }
-    assert!(
-        unknown.is_empty(),
-        "descriptions name unknown actions: {unknown:?}"
-    );
-}

@@ -213,10 +213,14 @@ fn output(scope: &mut Scope<'_>, def: &ActionDef, types: &[EntityType]) -> Outpu
     let exists = |name: &str| types.iter().any(|t| t.name == name);
     match (&output.ty, &output.list, &output.message) {
         (Some(ty), list, None) => {
-            if !exists(ty) {
+            if !exists(ty) && !scope.unreadable.types.contains(ty) {
+                let names = types.iter().map(|t| t.name.as_str());
                 scope.error(
                     "output.type",
-                    format!("no type named `{ty}` in shared.yaml"),
+                    format!(
+                        "no entity type `{ty}`{} (declare it under `types:` in shared.yaml or this file)",
+                        super::super::suggest::did_you_mean(ty, names)
+                    ),
                 );
             }
             match list {

@@ -34,7 +34,7 @@ pub use checked::*;
 pub use names::{check_identifier, variant_name};
 
 use super::Diagnostic;
-use super::load::Manifest;
+use super::load::{Manifest, Unreadable};
 use super::vocabulary::{self, ActionVocabulary};
 use names::RESERVED_MODULES;
 
@@ -45,6 +45,7 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
     let types = types::resolve(
         &manifest.type_files,
         &manifest.shared.types,
+        &manifest.unreadable.types,
         &mut diagnostics,
     );
     let shared_params = &manifest.shared.params;
@@ -101,6 +102,7 @@ pub fn catalog(manifest: Manifest) -> Result<Catalog, Vec<Diagnostic>> {
                 path,
                 id: format!("{}.{name}", file.domain),
                 diagnostics: &mut diagnostics,
+                unreadable: &manifest.unreadable,
             };
             if let Some(action) = action::resolve(
                 &mut scope,
@@ -150,6 +152,8 @@ pub(super) struct Scope<'a> {
     pub path: &'a Path,
     pub id: String,
     pub diagnostics: &'a mut Vec<Diagnostic>,
+    /// What could not be read (already reported): naming it is not another problem.
+    pub unreadable: &'a Unreadable,
 }
 
 impl Scope<'_> {

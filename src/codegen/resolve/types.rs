@@ -1,6 +1,7 @@
 //! Entity types: names, fields and their types (`from` inheritance, `[T]` lists, other
 //! types), `reference`, `heading` and `link`, then each type's card and table.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
@@ -19,6 +20,7 @@ const SCALARS: &[&str] = &[
 pub(super) fn resolve(
     files: &IndexMap<String, PathBuf>,
     defs: &IndexMap<String, TypeDef>,
+    unreadable: &BTreeSet<String>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<EntityType> {
     let mut types = Vec::new();
@@ -46,7 +48,7 @@ pub(super) fn resolve(
         }
         let parent = def.from.as_ref().and_then(|parent| {
             let found = defs.get(parent);
-            if found.is_none() {
+            if found.is_none() && !unreadable.contains(parent) {
                 error("from", format!("no type named `{parent}`"));
             }
             found
@@ -78,10 +80,19 @@ pub(super) fn resolve(
                 continue;
             };
             let Some(ty) = parse_field_type(&written, defs) else {
+                let named = written.trim_start_matches('[').trim_end_matches(']');
+                if unreadable.contains(named) {
+                    continue;
+                }
+                let names = SCALARS
+                    .iter()
+                    .copied()
+                    .chain(defs.keys().map(String::as_str));
                 error(
                     &format!("fields.{field_name}.type"),
                     format!(
-                        "unknown type `{written}` (use {} , an entity type, or `[T]`)",
+                        "unknown type `{written}`{} (use {}, an entity type, or `[T]`)",
+                        super::super::suggest::did_you_mean(named, names),
                         SCALARS.join(", ")
                     ),
                 );
