@@ -126,6 +126,7 @@ impl GitlabError {
     /// it blindly could post a comment twice.
     pub fn fate_unknown(&self) -> bool {
         self.write
+            && self.status != Some(501)
             && matches!(
                 self.kind,
                 ErrorKind::Interrupted | ErrorKind::Timeout | ErrorKind::Server
@@ -167,6 +168,11 @@ impl GitlabError {
                     .map(|wait| format!(" Wait {} s, then retry.", wait.as_secs().max(1)))
                     .unwrap_or_else(|| " Wait a little, then retry.".into());
                 format!("GitLab is rate limiting requests{status}.{wait}")
+            }
+            // Not Implemented: GitLab (or the sandbox, naming the data it lacks) does not
+            // serve this at all; nothing was done.
+            ErrorKind::Server if self.status == Some(501) => {
+                format!("GitLab does not serve this{status}.{said} Nothing was changed.")
             }
             ErrorKind::Server if self.write => format!(
                 "GitLab failed with a server error{status} while handling this change.{said} {UNKNOWN_FATE}"

@@ -125,6 +125,9 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
         return Err(refusal);
     }
     let behaviour = behaviour::of(action.id);
+    if let Some(missing) = missing_data(store, action, behaviour) {
+        return Err(Failure::new(501, missing));
+    }
     // A hand-written route finds what its path names itself: a file about to be created
     // has no record yet.
     let lenient = behaviour.route.is_some();
@@ -146,6 +149,46 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
         return (route.run)(store, &call);
     }
     Run::new(store, &call).perform(store, &call, behaviour)
+}
+
+/// What the sandbox lacks to serve `action` as its path implies, in a maintainer's words:
+/// the collection its path reads or names a record of has no spec and records, and its
+/// behaviour says nothing else to do. Without this, the generic behaviour would answer the
+/// path's last known record (the project) and the client would report an unexpected shape.
+pub fn missing_data(store: &Store, action: &Action, behaviour: &Behaviour) -> Option<String> {
+    let generic = behaviour.route.is_none()
+        && behaviour.op.is_none()
+        && behaviour.collection.is_none()
+        && behaviour.respond.is_none()
+        && action.graphql.is_none();
+    if !generic {
+        return None;
+    }
+    let path = action.path.trim_start_matches('/');
+    // A path ending in a parameter names a record of the collection before it; a read
+    // ending in a word lists that collection.
+    let collection_path = match path.rsplit_once('/') {
+        Some((before, last)) if last.starts_with('{') => before,
+        _ if action.method == Method::Get => path,
+        _ => return None,
+    };
+    let collection: Vec<&str> = collection_path
+        .split('/')
+        .filter(|part| !part.starts_with('{'))
+        .collect();
+    let collection = collection.join("/");
+    if store.has(&collection) {
+        return None;
+    }
+    let file = collection.rsplit('/').next().unwrap_or_default();
+    Some(format!(
+        "the sandbox has no data for {} {}: add records of `{collection}` (with its `spec`) in \
+         src/sandbox/seed/records/{file}.json or behaviour in src/sandbox/seed/behaviour/{}.json \
+         (see src/sandbox/seed/README.md)",
+        action.method,
+        action.path,
+        action.id.split('.').next().unwrap_or_default()
+    ))
 }
 
 /// The catalog action a request is: the method and path template that match, preferring
@@ -688,5 +731,61 @@ fn default_op(store: &Store, call: &Call<'_>) -> Op {
         (Method::Put | Method::Patch, true, _) => Op::Update,
         (Method::Delete, true, _) => Op::Delete,
         _ => Op::Change,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An action whose collection has no records yet is answered with what to add and
+    /// where, not with the project its path passes through.
+    #[test]
+    fn a_collection_without_data_is_named_with_where_its_records_go() {
+        let mut store = super::super::seed::store();
+        store.forget("projects/repository/tags");
+        let get = |segments: &[&str]| Incoming {
+            method: Method::Get,
+            segments: segments.iter().map(|s| (*s).to_owned()).collect(),
+            query: Query { pairs: Vec::new() },
+            body: Map::new(),
+            token: Some(super::super::TOKEN.to_owned()),
+            graphql: false,
+        };
+        for (segments, path) in [
+            (
+                &["projects", "101", "repository", "tags"][..],
+                "/projects/{project_id}/repository/tags",
+            ),
+            (
+                &["projects", "101", "repository", "tags", "v1.0.0"][..],
+                "/projects/{project_id}/repository/tags/{tag_name}",
+            ),
+        ] {
+            let Answer::Json { status, body } = handle(&mut store, &get(segments)) else {
+                panic!("a JSON answer");
+            };
+            let expected = format!(
+                "the sandbox has no data for GET {path}: add records of `projects/repository/tags` (with its `spec`) in src/sandbox/seed/records/tags.json or behaviour in src/sandbox/seed/behaviour/tag.json (see src/sandbox/seed/README.md)"
+            );
+            assert_eq!((status, &body["message"]), (501, &json!(expected)));
+            // What the model reads: the sandbox's words, and no advice to retry.
+            let bytes = serde_json::to_vec(&body).unwrap();
+            let error =
+                crate::gitlab::GitlabError::from_status(status, &bytes, None).for_write(true);
+            assert_eq!(
+                error.explain(),
+                format!(
+                    "GitLab does not serve this (501). GitLab said: \"{expected}\". Nothing was changed."
+                )
+            );
+            assert!(!error.fate_unknown());
+        }
+        // With its data, the same request is served.
+        let mut store = super::super::seed::store();
+        assert!(matches!(
+            handle(&mut store, &get(&["projects", "101", "repository", "tags"])),
+            Answer::Page(_)
+        ));
     }
 }

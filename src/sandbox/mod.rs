@@ -157,7 +157,17 @@ impl Drop for Sandbox {
 /// Problems in the sandbox's behaviour data (`seed/behaviour/`), each naming its file,
 /// action and key; a test keeps the list empty.
 pub fn data_problems() -> Vec<String> {
-    behaviour::problems(&seed::store())
+    let store = seed::store();
+    let mut problems = behaviour::problems(&store);
+    let missing = crate::catalog::ACTIONS
+        .iter()
+        .filter(|a| !instance::ANSWERED.contains(&a.path))
+        .filter_map(|a| {
+            let missing = engine::missing_data(&store, a, behaviour::of(a.id))?;
+            Some(format!("action `{}`: {missing}", a.id))
+        });
+    problems.extend(missing);
+    problems
 }
 
 /// The actions whose sandbox behaviour is hand-written Rust, as (action id, route, reason);

@@ -167,6 +167,14 @@ impl Store {
         }
     }
 
+    /// The store without `collection`, as before its records were added (tests of what a
+    /// new action meets first).
+    #[cfg(test)]
+    pub fn forget(&mut self, collection: &str) {
+        self.specs.remove(collection);
+        self.records.remove(collection);
+    }
+
     /// The name behaviour data gives a record of `collection`.
     pub fn record_name(&self, collection: &str) -> String {
         if let Some(name) = self.specs.get(collection).and_then(|s| s.name.clone()) {
