@@ -129,11 +129,24 @@ pub enum Command {
         #[arg(long)]
         write: bool,
     },
-    /// Draft an action's YAML from one operation of GitLab's OpenAPI v2 spec (maintainers).
+    /// Draft every file of a new action from one operation of GitLab's OpenAPI v2 spec (maintainers)
+    ///
+    /// The YAML in its domain's file, its entity type, sandbox records, request lines and the
+    /// snapshot case; printed, or written into the repository with --write.
     Scaffold {
         /// GitLab's OpenAPI v2 document (openapi_v2.yaml).
         #[arg(long)]
         spec: PathBuf,
+        /// GitLab's response schemas (`spec/fixtures/api/schemas/`), for the entity type;
+        /// without it, the spec's response model.
+        #[arg(long)]
+        schemas: Option<PathBuf>,
+        /// The repository the drafts are for (its manifest's conventions and data).
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// Write the drafts into the repository instead of printing them.
+        #[arg(long)]
+        write: bool,
         /// The operation, such as "GET /projects/:id/merge_requests".
         #[arg(value_name = "METHOD /path")]
         operation: String,
@@ -583,9 +596,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
-        Command::Scaffold { spec, operation } => {
-            let draft = crate::spec::scaffold(&crate::spec::Spec::read(&spec)?, &operation)?;
-            say!("{}", draft.trim_end())?;
+        Command::Scaffold {
+            spec,
+            schemas,
+            root,
+            write,
+            operation,
+        } => {
+            let schemas = schemas.as_deref().map(crate::spec::Schemas::new);
+            let options = crate::spec::ScaffoldOptions {
+                root: &root,
+                schemas: schemas.as_ref(),
+            };
+            let drafts =
+                crate::spec::scaffold(&crate::spec::Spec::read(&spec)?, &operation, &options)?;
+            if write {
+                for path in drafts.write(&root)? {
+                    say!("wrote {}", path.display())?;
+                }
+                say!("{}", drafts.review_text().trim_end())?;
+            } else {
+                say!("{}", drafts.text().trim_end())?;
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

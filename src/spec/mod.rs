@@ -1,5 +1,5 @@
 //! Maintainer tools against GitLab's own API descriptions: `spec-check` compares the catalog
-//! with the OpenAPI v2 spec, `scaffold` drafts an action's YAML from one of its operations,
+//! with the OpenAPI v2 spec, `scaffold` drafts every file of a new action from one of its operations,
 //! and `shape-check` holds the entity types to GitLab's response schemas.
 //!
 //! GitLab's spec is Swagger 2.0 with Grape's path syntax: optional segments in parentheses
@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use check::{Report, check};
-pub use scaffold::scaffold;
+pub use scaffold::{Drafts, Options as ScaffoldOptions, scaffold};
 pub use shapes::{Schemas, ShapeReport, check as check_shapes, write_fixtures};
 
 /// The parts of the spec the tools read.
@@ -93,6 +93,9 @@ pub struct Parameter {
 pub struct Response {
     #[serde(default)]
     pub schema: Option<Value>,
+    /// Example bodies by media type (`application/json`), where the spec gives one.
+    #[serde(default)]
+    pub examples: Option<Value>,
 }
 
 fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {

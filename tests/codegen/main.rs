@@ -683,3 +683,182 @@ fn request_files_name_real_actions() {
         ]
     );
 }
+
+/// A scratch repository for scaffold: `actions` copied from `manifest` (its YAML and request
+/// files), the sandbox's collections and projects, and nothing else.
+fn scaffold_root(manifest: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let n = SCRATCH.fetch_add(1, Ordering::SeqCst);
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("scaffold-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let actions = scratch.join("actions");
+    std::fs::create_dir_all(actions.join("requests")).unwrap();
+    std::fs::create_dir_all(scratch.join("src/sandbox/seed/records")).unwrap();
+    for entry in std::fs::read_dir(root.join(manifest)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            std::fs::copy(&path, actions.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    for entry in std::fs::read_dir(root.join(manifest).join("requests"))
+        .into_iter()
+        .flatten()
+    {
+        let path = entry.unwrap().path();
+        std::fs::copy(
+            &path,
+            actions.join("requests").join(path.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    for file in ["collections.json", "records/projects.json"] {
+        std::fs::copy(
+            root.join("src/sandbox/seed").join(file),
+            scratch.join("src/sandbox/seed").join(file),
+        )
+        .unwrap();
+    }
+    scratch
+}
+
+fn scaffold_into(
+    root: &std::path::Path,
+    operation: &str,
+    with_schemas: bool,
+) -> gitlab_mcp::spec::Drafts {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scaffold");
+    let spec = gitlab_mcp::spec::Spec::read(&fixtures.join("openapi.yaml")).unwrap();
+    let schemas = gitlab_mcp::spec::Schemas::new(&fixtures.join("schemas"));
+    let options = gitlab_mcp::spec::ScaffoldOptions {
+        root,
+        schemas: with_schemas.then_some(&schemas),
+    };
+    let drafts = gitlab_mcp::spec::scaffold(&spec, operation, &options).unwrap();
+    for file in &drafts.files {
+        assert!(
+            !file
+                .text
+                .lines()
+                .any(|line| line.trim_start().starts_with("default:")),
+            "{}: a draft never sends a default:\n{}",
+            file.path.display(),
+            file.text
+        );
+    }
+    drafts.write(root).unwrap();
+    drafts
+}
+
+fn generated(root: &std::path::Path) -> String {
+    generator::generate(&root.join("actions")).unwrap_or_else(|d| {
+        panic!(
+            "the drafts do not build:\n{}",
+            d.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })
+}
+
+/// `scaffold` on a verb of a project drafts `project.unarchive` beside `project.archive` in
+/// the real manifest, with the catalog's `Project` type; the result builds.
+#[test]
+fn scaffold_drafts_a_verb_beside_its_neighbours_and_it_builds() {
+    let root = scaffold_root("actions");
+    let drafts = scaffold_into(&root, "POST /projects/:id/unarchive", false);
+    assert_eq!(drafts.id, "project.unarchive");
+    let project = std::fs::read_to_string(root.join("actions/project.yaml")).unwrap();
+    let action = project
+        .split("\n  unarchive:\n")
+        .nth(1)
+        .expect("under actions: in project.yaml");
+    let action = action.split("\n\n").next().unwrap();
+    for expected in [
+        "    title: Unarchive a project\n",
+        "    vocabulary: {operation: unarchive, verbs: [unarchive], objects: []}\n",
+        "    method: POST\n    path: /projects/{project_id}/unarchive\n    params:\n      project_id: {}\n",
+        "    output: {type: Project}\n    markdown: {verb: unarchived}\n",
+        "    example: {project_id: acme/platform/api}",
+    ] {
+        assert!(action.contains(expected), "{expected:?} in\n{action}");
+    }
+    let requests = std::fs::read_to_string(root.join("actions/requests/team.tsv")).unwrap();
+    assert!(
+        requests.ends_with("# can you unarchive acme/platform/api\tproject.unarchive\tplain\n"),
+        "{requests}"
+    );
+    let toml = std::fs::read_to_string(root.join("tests/cmd/project.unarchive.toml")).unwrap();
+    assert!(toml.contains(r#"args = ["--sandbox", "call", "project.unarchive", "project_id=acme/platform/api", "--structured"]"#), "{toml}");
+    for empty in [
+        "tests/cmd/project.unarchive.stdout",
+        "tests/cmd/project.unarchive.stderr",
+    ] {
+        assert_eq!(std::fs::read_to_string(root.join(empty)).unwrap(), "");
+    }
+    let code = generated(&root);
+    assert!(code.contains("\"project.unarchive\""));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A resource the catalog lacks becomes a domain with its entity type (from GitLab's
+/// response schema when given: `required` where GitLab always sends a value), sandbox
+/// records and a snapshot case; a list under a known domain takes the domain's name and
+/// the spec's model. Titles are not the spec's summary cut short, and the drafts build.
+#[test]
+fn scaffold_drafts_a_new_domain_with_its_type_and_records_and_it_builds() {
+    let root = scaffold_root("tests/codegen/actions");
+    let badges = scaffold_into(&root, "GET /projects/{id}/badges", true);
+    assert_eq!(badges.id, "badge.list");
+    let domain = std::fs::read_to_string(root.join("actions/badge.yaml")).unwrap();
+    for expected in [
+        "domain: badge\n",
+        "    title: List badges\n",
+        "      List project badges viewable by the authenticated user. Narrow it with `name`.\n",
+        "    pagination: offset\n",
+        "    output: {type: Badge, list: badges}\n",
+        "types:\n  Badge:\n",
+        "      id: {type: integer, required: true}\n",
+        "      name: {type: string}\n",
+        "      link_url: {type: url, required: true}\n",
+    ] {
+        assert!(domain.contains(expected), "{expected:?} in\n{domain}");
+    }
+    assert!(!domain.contains("introduced in GitLab"), "{domain}");
+    let records: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("src/sandbox/seed/records/badges.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(records["collection"], "projects/badges");
+    assert_eq!(
+        records["spec"]["parents"],
+        serde_json::json!(["_project_id"])
+    );
+    assert_eq!(records["records"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        records["records"][0]["_project_id"], 101,
+        "the example's project"
+    );
+    assert!(root.join("tests/cmd/badge.list.stderr").exists());
+
+    let contributors = scaffold_into(&root, "GET /projects/{id}/repository/contributors", false);
+    assert_eq!(
+        contributors.id, "repository.contributor_list",
+        "a new domain: no catalog neighbour in the fixture"
+    );
+    let repository = std::fs::read_to_string(root.join("actions/repository.yaml")).unwrap();
+    assert!(repository.contains("      order_by:\n        type: string\n        enum: [email, name, commits]\n        description: \"Order by `name`, `email` or `commits` (GitLab's default: commits).\"\n"), "{repository}");
+    assert!(
+        repository.contains("    output: {type: Contributor, list: contributors}\n"),
+        "{repository}"
+    );
+    let records =
+        std::fs::read_to_string(root.join("src/sandbox/seed/records/contributors.json")).unwrap();
+    assert!(
+        records.contains("\"name\": \"Carol Chen\""),
+        "the spec's examples: {records}"
+    );
+    generated(&root);
+    let _ = std::fs::remove_dir_all(&root);
+}

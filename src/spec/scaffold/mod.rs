@@ -1,23 +1,41 @@
-//! `gitlab-mcp scaffold --spec <openapi.yaml> "<METHOD /path>"`: drafts an action's YAML from
-//! one operation of GitLab's spec, for a maintainer to edit.
+//! `gitlab-mcp scaffold --spec <openapi.yaml> "<METHOD /path>"`: drafts every file a new
+//! action needs from one operation of GitLab's spec, for a maintainer to edit rather than
+//! copy neighbours: the action in its domain's file (`naming`: the domain and name the
+//! catalog's conventions give the path), its entity type when the catalog has none
+//! (`entity`: from GitLab's response schema with `--schemas`, else the spec's model), the
+//! sandbox collection and records, three commented request lines for search, and the
+//! snapshot case. `files` prints the drafts or writes them into the tree (`--write`).
 //!
 //! The draft names path parameters as the catalog does (`{id}` under `/projects` is
 //! `project_id`), inherits the parameters `actions/shared.yaml` defines, turns `page` and
 //! `per_page` into `pagination: offset`, reads body parameters from the operation's body
-//! definition, and guesses the id, output and safety from the method and path. Titles,
-//! descriptions, hints and the output's entity type are the maintainer's to finish.
+//! definition, and never sends a default: GitLab applies its own, which the parameter's
+//! description states instead.
+
+mod entity;
+mod files;
+mod naming;
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Operation, Parameter, Spec, shape, spec_shapes};
+use super::{Operation, Parameter, Schemas, Spec, shape, spec_shapes};
+pub use files::Drafts;
+use naming::{is_param, past, plural_of, singular, title};
 
-/// The shared parameter definitions every action may inherit by name.
-const SHARED: &str = include_str!("../../actions/shared.yaml");
+/// What the drafts are made from besides the spec: the tree they are for (its manifest's
+/// conventions, types and records) and, optionally, GitLab's response schemas.
+pub struct Options<'a> {
+    /// The repository: `actions/`, `src/sandbox/seed/`, `tests/cmd/` under it.
+    pub root: &'a Path,
+    /// GitLab's `spec/fixtures/api/schemas/` folder, for entity types.
+    pub schemas: Option<&'a Schemas>,
+}
 
-/// The YAML draft of the operation `request` names (`GET /projects/:id/merge_requests`).
-pub fn scaffold(spec: &Spec, request: &str) -> anyhow::Result<String> {
+/// The drafts for the operation `request` names (`GET /projects/:id/merge_requests`).
+pub fn scaffold(spec: &Spec, request: &str, options: &Options<'_>) -> anyhow::Result<Drafts> {
     let (method, path) = request.trim().split_once(' ').ok_or_else(|| {
         anyhow::anyhow!("expected \"METHOD /path\", such as \"GET /projects/:id/merge_requests\"")
     })?;
@@ -44,7 +62,18 @@ pub fn scaffold(spec: &Spec, request: &str) -> anyhow::Result<String> {
             suggestions.join(", ")
         );
     };
-    Ok(draft(spec, operation))
+    let tree = files::Tree::read(options.root)?;
+    let drafts = draft(spec, operation, &tree, options.schemas);
+    let (domain, name) = drafts.id.split_once('.').unwrap_or_default();
+    anyhow::ensure!(
+        !tree
+            .known
+            .iter()
+            .any(|k| k.domain == domain && k.name == name),
+        "`{}` is already in the catalog (actions/{domain}.yaml)",
+        drafts.id
+    );
+    Ok(drafts)
 }
 
 /// A parameter of the draft.
@@ -56,13 +85,11 @@ struct DraftParam {
     source: Parameter,
 }
 
-fn draft(spec: &Spec, operation: &Operation) -> String {
-    let shared = shared_params();
-    let segments: Vec<&str> = operation
-        .path
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .collect();
+fn params_of(
+    spec: &Spec,
+    operation: &Operation,
+    segments: &[&str],
+) -> (String, Vec<DraftParam>, bool) {
     let mut path = String::new();
     let mut params: Vec<DraftParam> = Vec::new();
     for (index, segment) in segments.iter().enumerate() {
@@ -125,36 +152,86 @@ fn draft(spec: &Spec, operation: &Operation) -> String {
             _ => {}
         }
     }
+    (path, params, paginated)
+}
 
-    let (domain, action) = suggested_id(operation, &segments);
-    let collection = segments
+fn draft(
+    spec: &Spec,
+    operation: &Operation,
+    tree: &files::Tree,
+    schemas: Option<&Schemas>,
+) -> Drafts {
+    let segments: Vec<&str> = operation
+        .path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
+    let (path, params, paginated) = params_of(spec, operation, &segments);
+    let (domain, action) = naming::suggested_id(&operation.method, &segments, &tree.known);
+    let id = format!("{domain}.{action}");
+    let mut review: Vec<String> = Vec::new();
+
+    // The entity: the catalog's own type when it has one, else a draft.
+    let collection_word = segments
         .iter()
         .rev()
-        .find(|s| !s.starts_with('{') && !s.starts_with('*'))
-        .map(|s| s.replace('-', "_"))
+        .find(|s| !is_param(s))
+        .map(|s| naming::snake(s))
         .unwrap_or_else(|| "items".to_owned());
     let entity = response_entity(spec, operation);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# Drafted from GitLab's spec ({}); in actions/{domain}.yaml, under `actions:`.",
-        operation.operation_id
+    let new_type = entity.as_ref().and_then(|(name, _, definition)| {
+        if tree.types.contains(name) {
+            return None;
+        }
+        entity::draft(name, &collection_word, *definition, schemas)
+    });
+    if let Some(ty) = &new_type {
+        review.push(format!(
+            "type `{}` (from {}): which fields GitLab always sends (`required: true`), the card and table{}",
+            ty.name,
+            ty.source,
+            if ty.left_out.is_empty() {
+                String::new()
+            } else {
+                format!("; left out, nested: {}", ty.left_out.join(", "))
+            }
+        ));
+    }
+
+    let is_item = segments.last().is_some_and(|s| is_param(s));
+    let verb_action = !matches!(
+        action.rsplit('_').next(),
+        Some("list" | "get" | "create" | "update" | "delete")
     );
+    let output = match (operation.method.as_str(), &entity, is_item) {
+        ("DELETE", ..) => format!(
+            "{{message: \"{} deleted.\"}}",
+            naming::capitalised(&singular(&collection_word).replace('_', " "))
+        ),
+        (_, Some((name, true, _)), _) => format!("{{type: {name}, list: {collection_word}}}"),
+        ("GET", Some((name, false, _)), false) if paginated => {
+            format!("{{type: {name}, list: {collection_word}}}")
+        }
+        (_, Some((name, _, _)), _) => format!("{{type: {name}}}"),
+        (_, None, _) => {
+            review.push("output: the spec names no response model; say what it returns".into());
+            format!("{{message: \"{}.\"}}", title(&domain, &action))
+        }
+    };
+
+    let mut out = String::new();
     let _ = writeln!(out, "  {action}:");
-    let summary = if operation.summary.trim().is_empty() {
-        &operation.description
-    } else {
-        &operation.summary
-    };
-    let _ = writeln!(out, "    title: {}", yaml_text(&title(summary)));
+    let _ = writeln!(out, "    title: {}", yaml_text(&title(&domain, &action)));
     let _ = writeln!(out, "    description: >");
-    let description = match (operation.summary.trim(), operation.description.trim()) {
-        (summary, "") => summary.to_owned(),
-        (summary, description) if description.starts_with(summary) => description.to_owned(),
-        (summary, description) => format!("{summary}. {description}"),
-    };
-    for line in wrap(&description, 84) {
+    for line in wrap(&description(operation, &domain, &action, &params), 84) {
         let _ = writeln!(out, "      {line}");
+    }
+    if verb_action {
+        let _ = writeln!(
+            out,
+            "    vocabulary: {{operation: {action}, verbs: [{}], objects: []}}",
+            action.replace('_', " ")
+        );
     }
     let _ = writeln!(out, "    method: {}", operation.method);
     let _ = writeln!(out, "    path: {path}");
@@ -165,7 +242,7 @@ fn draft(spec: &Spec, operation: &Operation) -> String {
         let _ = writeln!(out, "    params:");
     }
     for param in &params {
-        if shared.contains(&param.name) {
+        if tree.shared_params.contains(&param.name) {
             let _ = writeln!(out, "      {}: {{}}", param.name);
             continue;
         }
@@ -191,7 +268,6 @@ fn draft(spec: &Spec, operation: &Operation) -> String {
             let _ = writeln!(out, "        enum: [{}]", values.join(", "));
         }
         for (key, value) in [
-            ("default", &param.source.default),
             ("minimum", &param.source.minimum),
             ("maximum", &param.source.maximum),
         ] {
@@ -199,30 +275,20 @@ fn draft(spec: &Spec, operation: &Operation) -> String {
                 let _ = writeln!(out, "        {key}: {}", yaml_value(value));
             }
         }
-        let description = param
-            .source
-            .description
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let description = if description.is_empty() {
-            format!("GitLab's `{}`.", param.name)
-        } else {
-            description
-        };
-        let _ = writeln!(out, "        description: {}", yaml_text(&description));
+        let _ = writeln!(
+            out,
+            "        description: {}",
+            yaml_text(&param_description(param))
+        );
     }
-    let is_item = segments.last().is_some_and(|s| s.starts_with('{'));
-    let output = match (operation.method.as_str(), &entity, is_item) {
-        ("DELETE", ..) => format!("{{message: \"{} deleted.\"}}", title(&collection)),
-        (_, Some((name, true)), _) => format!("{{type: {name}, list: {collection}}}"),
-        ("GET", Some((name, false)), false) if paginated => {
-            format!("{{type: {name}, list: {collection}}}")
-        }
-        (_, Some((name, _)), _) => format!("{{type: {name}}}"),
-        (_, None, _) => "{message: \"Done.\"}".to_owned(),
-    };
     let _ = writeln!(out, "    output: {output}");
+    if verb_action && operation.method != "GET" && matches!(entity, Some((_, false, _))) {
+        let _ = writeln!(
+            out,
+            "    markdown: {{verb: {}}}",
+            past(&action.replace('_', " "))
+        );
+    }
     let (read_only, destructive, idempotent) = match operation.method.as_str() {
         "GET" => (true, false, true),
         "DELETE" => (false, true, true),
@@ -233,32 +299,206 @@ fn draft(spec: &Spec, operation: &Operation) -> String {
         out,
         "    safety: {{read_only: {read_only}, destructive: {destructive}, idempotent: {idempotent}}}"
     );
-    let example: Vec<String> = params
+    let example: Vec<(String, String)> = params
         .iter()
         .filter(|p| p.location == "path" || p.source.required)
-        .map(|p| format!("{}: {}", p.name, example_value(p)))
+        .map(|p| (p.name.clone(), example_value(p)))
         .collect();
-    let _ = writeln!(out, "    example: {{{}}}", example.join(", "));
-    if let Some((name, _)) = &entity
-        && !SHARED.contains(&format!("\n  {name}:\n"))
-    {
-        let _ = writeln!(
-            out,
-            "# `{name}` is not in actions/shared.yaml yet: declare it under `types:` (GitLab's response schemas say which fields are nullable)."
-        );
+    let example_text: Vec<String> = example.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    let _ = writeln!(out, "    example: {{{}}}", example_text.join(", "));
+
+    review.insert(
+        0,
+        format!(
+            "`{id}` in actions/{domain}.yaml: the title, and the description as a model choosing among actions reads it (what it does, when to use it, the neighbour to use instead); tags, hints, `requires`, and `safety` (is repeating it harmless?)"
+        ),
+    );
+    if params.iter().any(|p| p.source.default.is_some()) {
+        review.push("parameters: GitLab's defaults are in their descriptions, not `default:` (a default is sent on every call)".into());
     }
-    out
+
+    let mut drafts = Drafts::new(id.clone());
+    drafts.action(
+        &domain,
+        tree.has_domain(&domain),
+        out,
+        new_type.as_ref().map(entity::DraftType::yaml),
+    );
+
+    // The sandbox: a collection of its own when the path names one the seed lacks.
+    let collection = segments
+        .iter()
+        .filter(|s| !is_param(s))
+        .map(|s| naming::snake(s))
+        .collect::<Vec<_>>()
+        .join("/");
+    let type_for_records = new_type.clone().or_else(|| {
+        let (name, _, definition) = entity.as_ref()?;
+        entity::draft(name, &collection_word, *definition, schemas)
+    });
+    if !tree.has_collection(&collection)
+        && !verb_action
+        && let Some(ty) = &type_for_records
+    {
+        let parent = match segments.first() {
+            Some(&"projects") if segments.get(1).is_some_and(|s| is_param(s)) => {
+                let project = example
+                    .iter()
+                    .find(|(k, _)| k == "project_id")
+                    .map(|(_, v)| v.as_str());
+                tree.project_id(project.unwrap_or_default())
+                    .map(|id| ("_project_id", id))
+            }
+            _ => None,
+        };
+        let example_body = ["200", "201"]
+            .iter()
+            .find_map(|code| operation.responses.get(*code)?.examples.as_ref())
+            .and_then(|examples| examples.get("application/json"));
+        let records = ty.records(example_body, parent);
+        let key = if ty.fields.iter().any(|f| f.name == "id") {
+            "id"
+        } else {
+            ty.fields.first().map_or("id", |f| f.name.as_str())
+        };
+        let spec = serde_json::json!({
+            "keys": [key],
+            "parents": parent.map(|(field, _)| vec![field]).unwrap_or_default(),
+            "not_found": format!("404 {} Not Found", naming::capitalised(&singular(&collection_word).replace('_', " "))),
+        });
+        let file = collection_word.clone();
+        drafts.records(&file, &collection, spec, records);
+        review.push(format!(
+            "sandbox: src/sandbox/seed/records/{file}.json holds made-up records of `{collection}`; make them look like GitLab's, and add behaviour beyond list/get/create/update/delete in src/sandbox/seed/behaviour/{domain}.json"
+        ));
+    } else if verb_action && operation.method != "GET" {
+        review.push(format!(
+            "sandbox: what `{id}` changes is behaviour data, in src/sandbox/seed/behaviour/{domain}.json (see src/sandbox/seed/README.md)"
+        ));
+    }
+
+    // Search: three requests in everyday words, commented until the maintainer writes them.
+    let object = plural_of(&singular(&collection_word).replace('_', " "));
+    let place = example
+        .first()
+        .map(|(_, v)| v.trim_matches('"').to_owned())
+        .unwrap_or_default();
+    let phrasings = match action.rsplit('_').next() {
+        Some("list") => [
+            format!("list the {object} of {place}"),
+            format!("show me {place}'s {object}"),
+            format!("which {object} does {place} have"),
+        ],
+        _ if verb_action => [
+            format!("{} {place}", action.replace('_', " ")),
+            format!("please {} {place}", action.replace('_', " ")),
+            format!("can you {} {place}", action.replace('_', " ")),
+        ],
+        _ => [
+            format!("{} {place}", title(&domain, &action).to_lowercase()),
+            format!("please {} {place}", action.replace('_', " ")),
+            format!("can you {} {place}", action.replace('_', " ")),
+        ],
+    };
+    drafts.requests(&id, &phrasings);
+    review.push("requests: write three requests in everyday words in actions/requests/team.tsv (the drafted ones are commented; a test fails until three are not)".into());
+
+    // The snapshot case.
+    let args: Vec<String> = example
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
+        .collect();
+    drafts.snapshot(&id, &args);
+    review.push(format!(
+        "snapshot: `TRYCMD=overwrite cargo test --test cli -- {id}` fills tests/cmd/{id}.stdout; read it as product output (the .stderr stays empty)"
+    ));
+    drafts.review = review;
+    drafts
 }
 
-/// The parameter names `actions/shared.yaml` defines.
-fn shared_params() -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct Shared {
-        params: std::collections::BTreeMap<String, crate::yaml::Value>,
+/// A description for a model choosing among actions, from the operation's own words:
+/// what it does (GitLab's summary without version notes), then the filters it takes.
+fn description(operation: &Operation, domain: &str, action: &str, params: &[DraftParam]) -> String {
+    let words = [&operation.summary, &operation.description]
+        .into_iter()
+        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .find(|text| !text.is_empty())
+        .unwrap_or_default();
+    // "This feature was introduced in GitLab 10.6." says nothing to a model.
+    let sentences: Vec<&str> = words
+        .split_inclusive(". ")
+        .map(str::trim)
+        .filter(|s| {
+            !s.is_empty()
+                && !s.contains("introduced in GitLab")
+                && !s.contains("was added in GitLab")
+        })
+        .collect();
+    let mut text = match sentences.join(" ") {
+        said if said.is_empty() => format!("{}.", title(domain, action)),
+        said => {
+            let said = imperative(said.trim_end_matches('.'));
+            format!("{}.", naming::capitalised(&said))
+        }
+    };
+    let filters: Vec<String> = params
+        .iter()
+        .filter(|p| p.location == "query")
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    if !filters.is_empty() {
+        let _ = write!(text, " Narrow it with {}.", filters.join(", "));
     }
-    crate::yaml::from_str::<Shared>(SHARED)
-        .map(|shared| shared.params.into_keys().collect())
-        .unwrap_or_default()
+    let required: Vec<String> = params
+        .iter()
+        .filter(|p| p.location == "body" && p.source.required)
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    if !required.is_empty() {
+        let _ = write!(text, " Needs {}.", required.join(", "));
+    }
+    text
+}
+
+/// GitLab's third person as the catalog's imperative: "Gets a list of project badges" →
+/// "List project badges", "Adds a badge" → "Add a badge".
+fn imperative(text: &str) -> String {
+    if let Some(rest) = text.strip_prefix("Gets a list of ") {
+        return format!("List {rest}");
+    }
+    let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let verb = match first {
+        "Gets" | "Adds" | "Lists" | "Creates" | "Updates" | "Deletes" | "Removes" | "Returns"
+        | "Retrieves" | "Edits" | "Shows" => first.trim_end_matches('s'),
+        _ => return text.to_owned(),
+    };
+    format!("{verb} {rest}").trim_end().to_owned()
+}
+
+/// A parameter's description: GitLab's words, with its default said, never sent.
+fn param_description(param: &DraftParam) -> String {
+    let said = param
+        .source
+        .description
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let said = if said.is_empty() {
+        format!("GitLab's `{}`.", param.name)
+    } else {
+        said
+    };
+    match &param.source.default {
+        Some(default) => format!(
+            "{} (GitLab's default: {}).",
+            said.trim_end_matches('.'),
+            default
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| default.to_string())
+        ),
+        None => said,
+    }
 }
 
 /// GitLab's path parameter as the catalog names it: `id` under `projects` is `project_id`,
@@ -272,85 +512,12 @@ fn our_path_name(gitlab: &str, previous: Option<&str>) -> String {
     }
 }
 
-fn singular(collection: &str) -> String {
-    let name = collection.replace('-', "_");
-    if let Some(stem) = name.strip_suffix("ies") {
-        format!("{stem}y")
-    } else if let Some(stem) = name
-        .strip_suffix("es")
-        .filter(|s| s.ends_with("ss") || s.ends_with('x'))
-    {
-        stem.to_owned()
-    } else {
-        name.strip_suffix('s').unwrap_or(&name).to_owned()
-    }
-}
-
-/// `domain.action` from the path and method, as the catalog names them: the domain is the
-/// first resource under the project or group (`repository` in
-/// `/projects/{id}/repository/commits`), the action the rest plus the verb the method and
-/// shape imply (`commit_list`, `commit_get`, `note_create`), or a verb segment as it is
-/// (`approve`, `retry`, `latest`).
-fn suggested_id(operation: &Operation, segments: &[&str]) -> (String, String) {
-    let is_param = |s: &str| s.starts_with('{') || s.starts_with('*');
-    let scoped = segments.len() >= 2
-        && matches!(segments[0], "projects" | "groups" | "users")
-        && is_param(segments[1]);
-    let (domain_segment, rest): (&str, &[&str]) = match (scoped, segments.get(2)) {
-        (true, Some(domain)) if !is_param(domain) => (domain, &segments[3..]),
-        (true, _) => (segments[0], &segments[2..]),
-        (false, _) => match segments.split_first() {
-            Some((domain, rest)) => (domain, rest),
-            None => ("gitlab", &[]),
-        },
-    };
-    let ends_in_param = segments.last().is_some_and(|s| is_param(s));
-    let mut words: Vec<String> = Vec::new();
-    for (index, segment) in rest.iter().enumerate() {
-        if is_param(segment) {
-            continue;
-        }
-        let followed_by_param = rest.get(index + 1).is_some_and(|s| is_param(s));
-        let last = index + 1 == rest.len();
-        if followed_by_param || (last && segment.ends_with('s')) {
-            words.push(singular(segment));
-        } else {
-            words.push(segment.replace('-', "_"));
-        }
-    }
-    // A collection (plural) or an item takes the method's verb; a singular last segment is
-    // a verb or a singleton of its own (`approve`, `latest`).
-    let last_literal = rest.iter().rev().find(|s| !is_param(s));
-    let collection = match last_literal {
-        Some(segment) => ends_in_param || segment.ends_with('s'),
-        None => ends_in_param || domain_segment.ends_with('s'),
-    };
-    if collection {
-        let verb = match operation.method.as_str() {
-            "GET" if ends_in_param => "get",
-            "GET" => "list",
-            "POST" => "create",
-            "PUT" | "PATCH" => "update",
-            "DELETE" => "delete",
-            _ => "call",
-        };
-        words.push(verb.to_owned());
-    } else if words.is_empty() {
-        words.push(
-            if operation.method == "GET" {
-                "get"
-            } else {
-                "update"
-            }
-            .to_owned(),
-        );
-    }
-    (singular(domain_segment), words.join("_"))
-}
-
-/// The response's entity name (`API_Entities_MergeRequest` → `MergeRequest`) and whether
-/// the spec marks it as a list.
-fn response_entity(spec: &Spec, operation: &Operation) -> Option<(String, bool)> {
+/// The response's entity name (`API_Entities_MergeRequest` → `MergeRequest`), whether the
+/// spec marks it as a list, and its definition.
+fn response_entity<'a>(
+    spec: &'a Spec,
+    operation: &Operation,
+) -> Option<(String, bool, Option<&'a super::Definition>)> {
     let schema = ["200", "201"]
         .iter()
         .find_map(|code| operation.responses.get(*code)?.schema.as_ref())?;
@@ -358,13 +525,13 @@ fn response_entity(spec: &Spec, operation: &Operation) -> Option<(String, bool)>
         Some(items) => (items, true),
         None => (schema, false),
     };
-    let (name, _) = spec.definition(reference)?;
+    let (name, definition) = spec.definition(reference)?;
     let name = name
         .trim_start_matches("EE_")
         .trim_start_matches("API_Entities_")
         .trim_start_matches("Entities_")
         .replace('_', "");
-    Some((name, list))
+    Some((name, list, Some(definition)))
 }
 
 fn our_type(parameter: &Parameter) -> String {
@@ -391,26 +558,14 @@ fn example_value(param: &DraftParam) -> String {
     }
 }
 
-fn title(summary: &str) -> String {
-    let text = summary.trim().trim_end_matches('.');
-    let mut chars = text.chars();
-    let title: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    };
-    if title.chars().count() > 59 {
-        title.chars().take(59).collect()
-    } else {
-        title
-    }
-}
-
-/// A YAML scalar: plain when that is safe, double-quoted otherwise.
+/// A YAML scalar: plain when that is safe anywhere (in a `{...}` mapping too), double-quoted
+/// otherwise.
 fn yaml_text(text: &str) -> String {
     let plain = !text.is_empty()
         && !text.starts_with(|c: char| "!&*-?{}[]|>'\"%@`#,".contains(c) || c.is_whitespace())
         && !text.contains(": ")
         && !text.contains(" #")
+        && !text.contains(|c: char| ",[]{}".contains(c))
         && !text.ends_with(':')
         && !matches!(text, "true" | "false" | "null" | "yes" | "no")
         && text.parse::<f64>().is_err();
@@ -444,188 +599,4 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         lines.push(line);
     }
     lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn spec() -> Spec {
-        serde_json::from_value(json!({
-            "paths": {
-                "/api/v4/projects/{id}/merge_requests/{merge_request_iid}/approve": {
-                    "post": {
-                        "summary": "Approve a merge request",
-                        "operationId": "postApprove",
-                        "parameters": [
-                            {"in": "path", "name": "id", "type": "string", "required": true},
-                            {"in": "path", "name": "merge_request_iid", "type": "integer", "required": true},
-                            {"in": "body", "name": "postApprove", "required": true,
-                             "schema": {"$ref": "#/definitions/postApprove"}}
-                        ],
-                        "responses": {"201": {"schema": {"$ref": "#/definitions/API_Entities_MergeRequestApprovals"}}}
-                    }
-                },
-                "/api/v4/projects/{id}/labels": {
-                    "get": {
-                        "summary": "List labels",
-                        "operationId": "getLabels",
-                        "parameters": [
-                            {"in": "path", "name": "id", "type": "string", "required": true},
-                            {"in": "query", "name": "with_counts", "type": "boolean", "description": "Include counts"},
-                            {"in": "query", "name": "page", "type": "integer"},
-                            {"in": "query", "name": "per_page", "type": "integer"}
-                        ],
-                        "responses": {"200": {"schema": {"type": "array", "items": {"$ref": "#/definitions/API_Entities_ProjectLabel"}}}}
-                    }
-                }
-            },
-            "definitions": {
-                "postApprove": {"properties": {"sha": {"type": "string", "description": "The HEAD of the MR"}, "approval_password": {"type": "string"}}, "required": []},
-                "API_Entities_MergeRequestApprovals": {},
-                "API_Entities_ProjectLabel": {}
-            }
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn drafts_a_verb_action_with_body_params_and_catalog_names() {
-        let draft = scaffold(
-            &spec(),
-            "POST /projects/:id/merge_requests/:merge_request_iid/approve",
-        )
-        .unwrap();
-        assert!(draft.contains("\n  approve:\n"), "{draft}");
-        assert!(draft.contains("in actions/merge_request.yaml"), "{draft}");
-        assert!(
-            draft.contains(
-                "    path: /projects/{project_id}/merge_requests/{merge_request_iid}/approve\n"
-            ),
-            "{draft}"
-        );
-        assert!(
-            draft.contains("      project_id: {}\n      merge_request_iid: {}\n"),
-            "{draft}"
-        );
-        assert!(draft.contains("      sha: {}\n"), "{draft}");
-        assert!(
-            draft.contains("      approval_password:\n        type: string\n"),
-            "{draft}"
-        );
-        assert!(
-            draft.contains("    output: {type: MergeRequestApprovals}\n"),
-            "{draft}"
-        );
-        assert!(
-            draft.contains(
-                "    safety: {read_only: false, destructive: false, idempotent: false}\n"
-            ),
-            "{draft}"
-        );
-        assert!(
-            draft.contains("    example: {project_id: acme/platform/api, merge_request_iid: 1}\n"),
-            "{draft}"
-        );
-    }
-
-    #[test]
-    fn drafts_a_paginated_list() {
-        let draft = scaffold(&spec(), "GET /api/v4/projects/{id}/labels").unwrap();
-        assert!(draft.contains("\n  list:\n"), "{draft}");
-        assert!(draft.contains("in actions/label.yaml"), "{draft}");
-        assert!(draft.contains("    pagination: offset\n"), "{draft}");
-        assert!(!draft.contains("per_page"), "{draft}");
-        assert!(
-            draft.contains(
-                "      with_counts:\n        type: boolean\n        description: Include counts\n"
-            ),
-            "{draft}"
-        );
-        assert!(
-            draft.contains("    output: {type: ProjectLabel, list: labels}\n"),
-            "{draft}"
-        );
-    }
-
-    #[test]
-    fn an_unknown_operation_names_the_closest() {
-        let error = scaffold(&spec(), "GET /projects/:id/label")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.contains("closest are: GET /projects/{id}/labels"),
-            "{error}"
-        );
-    }
-}
-
-#[cfg(test)]
-mod naming {
-    use super::*;
-
-    fn id(method: &str, path: &str) -> String {
-        let operation = Operation {
-            method: method.to_owned(),
-            path: path.to_owned(),
-            summary: String::new(),
-            description: String::new(),
-            operation_id: String::new(),
-            parameters: Vec::new(),
-            responses: Default::default(),
-        };
-        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        let (domain, action) = suggested_id(&operation, &segments);
-        format!("{domain}.{action}")
-    }
-
-    #[test]
-    fn ids_follow_the_catalog() {
-        assert_eq!(
-            id("GET", "/projects/{id}/merge_requests"),
-            "merge_request.list"
-        );
-        assert_eq!(
-            id("POST", "/projects/{id}/merge_requests"),
-            "merge_request.create"
-        );
-        assert_eq!(
-            id("GET", "/projects/{id}/merge_requests/{merge_request_iid}"),
-            "merge_request.get"
-        );
-        assert_eq!(
-            id("PUT", "/projects/{id}/merge_requests/{merge_request_iid}"),
-            "merge_request.update"
-        );
-        assert_eq!(
-            id(
-                "GET",
-                "/projects/{id}/merge_requests/{merge_request_iid}/notes"
-            ),
-            "merge_request.note_list"
-        );
-        assert_eq!(
-            id(
-                "POST",
-                "/projects/{id}/merge_requests/{merge_request_iid}/approve"
-            ),
-            "merge_request.approve"
-        );
-        assert_eq!(
-            id("GET", "/projects/{id}/repository/commits"),
-            "repository.commit_list"
-        );
-        assert_eq!(
-            id("GET", "/projects/{id}/repository/commits/{sha}"),
-            "repository.commit_get"
-        );
-        assert_eq!(
-            id("GET", "/projects/{id}/pipelines/latest"),
-            "pipeline.latest"
-        );
-        assert_eq!(id("GET", "/projects/{id}"), "project.get");
-        assert_eq!(id("GET", "/projects"), "project.list");
-        assert_eq!(id("GET", "/user"), "user.get");
-    }
 }
