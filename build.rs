@@ -1,4 +1,5 @@
-//! Generates the action catalog from `actions/*.yaml` into `OUT_DIR/actions.rs`.
+//! Generates the action catalog from `actions/*.yaml` into `OUT_DIR/actions.rs`, and the
+//! known requests' search table from `actions/requests/` into `OUT_DIR/requests.table`.
 //!
 //! The generator lives in `src/codegen/` (build time only); this file only wires it to Cargo:
 //! `rerun-if-changed` on the folders it reads (Cargo watches a folder's whole tree, so a
@@ -42,6 +43,11 @@ fn main() -> ExitCode {
     match codegen::generate(&actions) {
         Ok(source) => {
             std::fs::write(out.join("actions.rs"), source).expect("OUT_DIR is writable");
+            std::fs::write(
+                out.join("requests.table"),
+                codegen::requests::table(&actions),
+            )
+            .expect("OUT_DIR is writable");
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {

@@ -10,6 +10,12 @@ pub mod ident;
 #[path = "../kinds.rs"]
 #[allow(dead_code, reason = "the runtime uses the rest")]
 pub mod kinds;
+#[path = "../search/known/mod.rs"]
+#[allow(
+    dead_code,
+    reason = "the generator only writes the table the runtime reads"
+)]
+pub mod known;
 pub mod load;
 pub mod model;
 pub mod requests;

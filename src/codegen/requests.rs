@@ -1,9 +1,10 @@
 //! Checks `actions/requests/*.tsv`, the requests people made with the actions that answer
 //! them (build time only): search learns from every line, so a line naming an action that
-//! does not exist, or a malformed one, is a build error naming the file and the line.
+//! does not exist, or a malformed one, is a build error naming the file and the line. Then
+//! turns them into the table search reads in place (`table`).
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Diagnostic;
 use super::resolve::Catalog;
@@ -23,16 +24,8 @@ pub fn check(actions_dir: &Path, catalog: &Catalog) -> Vec<Diagnostic> {
         .iter()
         .flat_map(|d| d.actions.iter().map(|a| a.id.as_str()))
         .collect();
-    let mut files: Vec<_> = std::fs::read_dir(actions_dir.join(FOLDER))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "tsv"))
-        .collect();
-    files.sort();
     let mut diagnostics = Vec::new();
-    for path in files {
+    for path in files(actions_dir) {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(error) => {
@@ -80,4 +73,29 @@ pub fn check(actions_dir: &Path, catalog: &Catalog) -> Vec<Diagnostic> {
         }
     }
     diagnostics
+}
+
+/// The request files, in path order (the order build.rs embeds them in).
+fn files(actions_dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(actions_dir.join(FOLDER))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "tsv"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The table of every request (`search::known::table`) for the binary to read in place:
+/// postings, weights and profiles computed here, once, instead of at every start. `check`
+/// has passed, so every action a line names is in the catalog.
+pub fn table(actions_dir: &Path) -> Vec<u8> {
+    let texts: Vec<String> = files(actions_dir)
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    super::known::table::build(&texts, |_| true)
 }

@@ -113,7 +113,11 @@ impl Prepared {
     /// The built-in catalog, prepared on first use.
     pub fn built_in() -> Arc<Self> {
         BUILT_IN
-            .get_or_init(|| Arc::new(Self::built_in_with_requests(|_| true)))
+            .get_or_init(|| {
+                let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
+                let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
+                Arc::new(Self::new(&actions, &domains, &[&catalog::VOCABULARY]))
+            })
             .clone()
     }
 
@@ -127,22 +131,38 @@ impl Prepared {
     }
 
     /// The vocabulary of `actions`, `domains` and the shared `vocabularies`, and every
-    /// action's parts.
+    /// action's parts, with every known request (`actions/requests/`) for these actions,
+    /// read in place from the table build.rs wrote.
     pub fn new(
         actions: &[&'static Action],
         domains: &[&'static DomainInfo],
         vocabularies: &[&'static Vocabulary],
     ) -> Self {
-        Self::with_requests(actions, domains, vocabularies, |_| true)
+        Self::prepare(actions, domains, vocabularies, |action_id| {
+            Examples::built_in(action_id)
+        })
     }
 
-    /// The same, learning from the known requests (`actions/requests/`) for these actions
-    /// in the files `keep` accepts.
+    /// The same, learning from the known requests in the files `keep` accepts only (a
+    /// table of them built on the heap).
     pub fn with_requests(
         actions: &[&'static Action],
         domains: &[&'static DomainInfo],
         vocabularies: &[&'static Vocabulary],
         keep: impl Fn(&str) -> bool,
+    ) -> Self {
+        Self::prepare(actions, domains, vocabularies, |action_id| {
+            Examples::new(catalog::REQUESTS, action_id, keep)
+        })
+    }
+
+    /// Every action's parts, and the known requests `examples` reads with a lexicon
+    /// action id for each action id.
+    fn prepare(
+        actions: &[&'static Action],
+        domains: &[&'static DomainInfo],
+        vocabularies: &[&'static Vocabulary],
+        examples: impl FnOnce(&dyn Fn(&str) -> Option<usize>) -> Examples,
     ) -> Self {
         let lexicon = Lexicon::new(actions, domains, vocabularies);
         // Whether a word of a tag or title only says what to do (an operation that names no
@@ -223,7 +243,7 @@ impl Prepared {
             .enumerate()
             .map(|(index, action)| (action.id, index))
             .collect();
-        let examples = Examples::new(catalog::REQUESTS, |id| by_id.get(id).copied(), keep);
+        let examples = examples(&|id| by_id.get(id).copied());
         Self {
             lexicon,
             actions: prepared,

@@ -16,6 +16,7 @@
 mod examples;
 mod index;
 mod intent;
+mod known;
 mod lexicon;
 mod rank;
 mod tokens;
@@ -23,8 +24,8 @@ mod words;
 
 use crate::catalog::Action;
 
-pub use examples::{KnownRequest, parse as parse_requests};
 pub use index::{Index, Prepared};
+pub use known::{KnownRequest, parse as parse_requests};
 pub use words::stem;
 
 /// A search as `gitlab_find_action` receives it.

@@ -10,6 +10,7 @@
 //! Names in the request (`acme/api`, `src/main.rs`, `!42`, `#17`, `9f1c2e7a`, `@bob`, 42) are
 //! references, not words: they say that one thing is meant, not which action.
 
+pub use super::known::terms::pieces;
 use super::lexicon::{Lexicon, Meaning};
 use super::words;
 
@@ -105,62 +106,6 @@ const EXTENSIONS: &[&str] = &[
 /// introduces a value): it is never a misspelling.
 pub fn is_grammar(word: &str) -> bool {
     PREPOSITIONS.contains(&word) || NEGATIONS.contains(&word) || VALUE_INTRODUCERS.contains(&word)
-}
-
-/// The request's pieces as typed (lower case), split on white space, a GitLab page's web
-/// address read as what it names (`page_words`).
-pub fn pieces(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split_whitespace()
-        .flat_map(|piece| page_words(piece).unwrap_or_else(|| vec![piece.to_owned()]))
-        .collect()
-}
-
-/// A GitLab page's web address as the words it names, people paste them: the part before
-/// GitLab's `/-/` is the project or group (one name), the part after names the page in
-/// GitLab's own words (`merge_requests/42/diffs` reads "merge requests 42 diffs",
-/// `blob/main/src/app.rs#L12` reads "blob main src app.rs line 12"), a query's keys and
-/// values are words too. Any other address is left whole: it names a value (a webhook's
-/// target, an environment's URL).
-pub fn page_words(piece: &str) -> Option<Vec<String>> {
-    let address = piece
-        .strip_prefix("https://")
-        .or_else(|| piece.strip_prefix("http://"))?;
-    let address = address.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
-    let (_host, path) = address.split_once('/')?;
-    let (owner, page) = path.split_once("/-/")?;
-    let mut words = vec![owner.to_owned()];
-    let mut add = |text: &str, separators: &[char]| {
-        words.extend(
-            text.split(separators)
-                .filter(|w| !w.is_empty())
-                .map(str::to_owned),
-        );
-    };
-    let (page, anchor) = page.split_once('#').unwrap_or((page, ""));
-    let (page, query) = page.split_once('?').unwrap_or((page, ""));
-    for segment in page.split('/') {
-        // A page's name in GitLab's words (`merge_requests`, `ci_cd`); a file name or a
-        // branch keeps its own.
-        if segment.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-            add(segment, &['_']);
-        } else {
-            add(segment, &[]);
-        }
-    }
-    for pair in query.split('&') {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        add(key, &['_', '[', ']']);
-        add(value, &[]);
-    }
-    match anchor.strip_prefix('l') {
-        Some(line) if !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()) => {
-            add("line", &[]);
-            add(line, &[]);
-        }
-        _ => add(anchor, &['_']),
-    }
-    Some(words)
 }
 
 /// Words that end a speaker's role ("security auditor:", "GitLab admin here:").

@@ -1,0 +1,132 @@
+//! A request's words as the known-request table weighs them (`terms`), and a request's
+//! pieces as typed (`pieces`, `page_words`), which the rules read too.
+
+/// Words that say nothing about which action is meant.
+const FILLER: &[&str] = &[
+    "a", "an", "the", "of", "to", "in", "on", "for", "my", "me", "i", "is", "are", "be", "it",
+    "this", "that", "with", "from", "by", "and", "or", "at", "as", "please", "you", "can",
+];
+
+/// The request's pieces as typed (lower case), split on white space, a GitLab page's web
+/// address read as what it names (`page_words`).
+pub fn pieces(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split_whitespace()
+        .flat_map(|piece| page_words(piece).unwrap_or_else(|| vec![piece.to_owned()]))
+        .collect()
+}
+
+/// A GitLab page's web address as the words it names, people paste them: the part before
+/// GitLab's `/-/` is the project or group (one name), the part after names the page in
+/// GitLab's own words (`merge_requests/42/diffs` reads "merge requests 42 diffs",
+/// `blob/main/src/app.rs#L12` reads "blob main src app.rs line 12"), a query's keys and
+/// values are words too. Any other address is left whole: it names a value (a webhook's
+/// target, an environment's URL).
+fn page_words(piece: &str) -> Option<Vec<String>> {
+    let address = piece
+        .strip_prefix("https://")
+        .or_else(|| piece.strip_prefix("http://"))?;
+    let address = address.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
+    let (_host, path) = address.split_once('/')?;
+    let (owner, page) = path.split_once("/-/")?;
+    let mut words = vec![owner.to_owned()];
+    let mut add = |text: &str, separators: &[char]| {
+        words.extend(
+            text.split(separators)
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned),
+        );
+    };
+    let (page, anchor) = page.split_once('#').unwrap_or((page, ""));
+    let (page, query) = page.split_once('?').unwrap_or((page, ""));
+    for segment in page.split('/') {
+        // A page's name in GitLab's words (`merge_requests`, `ci_cd`); a file name or a
+        // branch keeps its own.
+        if segment.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            add(segment, &['_']);
+        } else {
+            add(segment, &[]);
+        }
+    }
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        add(key, &['_', '[', ']']);
+        add(value, &[]);
+    }
+    match anchor.strip_prefix('l') {
+        Some(line) if !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()) => {
+            add("line", &[]);
+            add(line, &[]);
+        }
+        _ => add(anchor, &['_']),
+    }
+    Some(words)
+}
+
+/// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one
+/// term, `!12`, `#34`, `@sam` and `%v1` as a reference term of their kind, each word without
+/// a plural or tense ending; a GitLab page's web address as the words it names.
+pub fn terms(request: &str) -> Vec<String> {
+    let lower = pieces(request).join(" ");
+    let mut terms = Vec::new();
+    let is_word_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-/".contains(c);
+    let mut rest = lower.as_str();
+    while !rest.is_empty() {
+        let Some(start) = rest.find(|c: char| is_word_char(c) || "!#@%".contains(c)) else {
+            break;
+        };
+        rest = &rest[start..];
+        let mut word = rest;
+        if let Some(sigil) = word.chars().next().filter(|c| "!#@%".contains(*c)) {
+            word = &word[1..];
+            if word.starts_with(is_word_char) {
+                terms.push(format!("{sigil}ref"));
+            }
+        }
+        let end = word.find(|c: char| !is_word_char(c)).unwrap_or(word.len());
+        for part in word[..end].split(['/', '.', '_', '-']) {
+            if part.is_empty() || FILLER.contains(&part) {
+                continue;
+            }
+            if part.chars().all(|c| c.is_ascii_digit()) {
+                terms.push("#number".to_owned());
+            } else {
+                terms.push(ending_removed(part).to_owned());
+            }
+        }
+        let consumed = rest.len() - word.len() + end;
+        rest = &rest[consumed.max(1)..];
+    }
+    terms
+}
+
+/// A word without `-ing`, `-ed`, `-es` or `-s`, when at least three letters remain.
+fn ending_removed(word: &str) -> &str {
+    for ending in ["ing", "ed", "es", "s"] {
+        if word.len() > ending.len() + 2
+            && let Some(stem) = word.strip_suffix(ending)
+        {
+            return stem;
+        }
+    }
+    word
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_drop_filler_and_endings_and_read_references() {
+        assert_eq!(
+            terms("Show me the broken gadgets of !12 on train/2.4"),
+            [
+                "show", "broken", "gadget", "!ref", "#number", "train", "#number", "#number"
+            ]
+        );
+        assert_eq!(
+            terms("#42 blocks @sam"),
+            ["#ref", "#number", "block", "@ref", "sam"]
+        );
+    }
+}
