@@ -30,6 +30,8 @@ fn main() -> ExitCode {
     ] {
         println!("cargo:rerun-if-changed={input}");
     }
+    // The known requests' table is written by the runtime's own reader (`#[path]`).
+    println!("cargo:rerun-if-changed=src/search/known");
 
     write_seed_list(&root, &out);
     let requests = file_list(
