@@ -11,7 +11,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::catalog::{
-    self, Action, Args, ContentKind, Plan, ResourcePolicy, ResultShape, UNREADABLE_KEY,
+    self, Action, Args, ContentKind, Plan, ResourcePolicy, ResultShape, SHOWN_ONCE_KEY,
+    UNREADABLE_KEY,
 };
 
 use crate::call::{decode, graphql_decode, graphql_result, read_list};
@@ -412,6 +413,7 @@ impl Dispatcher {
 
     fn success(&self, action: &'static Action, args: &Args, mut value: Value) -> Outcome {
         let ResultShape::List { key, .. } = action.result else {
+            announce_shown_once(&action.result, &mut value);
             return self.render(action, args, value, None);
         };
         let count = value.get(key).and_then(Value::as_array).map_or(0, Vec::len);
@@ -665,6 +667,35 @@ fn strip_content_only(shape: &ResultShape, value: &mut Value) {
 /// What a result says about the fields GitLab sent that could not be read (listed in the
 /// structure under `unreadable_fields`): fields left out, and list items left out whole
 /// for want of a field they cannot do without.
+/// A secret GitLab shows only in this answer (a field marked `secret: shown_once`, such as
+/// a new token's value): masked in every log line from now on, and the result says, beside
+/// it, to store it now (`SHOWN_ONCE_KEY`, which the card shows first).
+fn announce_shown_once(shape: &ResultShape, value: &mut Value) {
+    let (ResultShape::Single { entity }, Value::Object(result)) = (shape, value) else {
+        return;
+    };
+    let shown: Vec<(&str, &str)> = entity
+        .shown_once()
+        .filter_map(|field| {
+            let secret = result.get(field.name).and_then(Value::as_str)?;
+            (!secret.is_empty()).then_some((field.name, secret))
+        })
+        .collect();
+    if shown.is_empty() {
+        return;
+    }
+    crate::redact::register_for_logs(shown.iter().map(|(_, secret)| *secret));
+    let names: Vec<String> = shown
+        .iter()
+        .map(|(name, _)| name.replace('_', " "))
+        .collect();
+    let note = format!(
+        "Store this {} now: GitLab shows it only in this answer and never again.",
+        names.join(" and ")
+    );
+    result.insert(SHOWN_ONCE_KEY.into(), Value::from(note));
+}
+
 fn unreadable_note(shape: &ResultShape, value: &Value) -> Option<String> {
     let paths = value.get(UNREADABLE_KEY)?.as_array()?;
     let required = |path: &str| match shape {

@@ -8,6 +8,10 @@
 //! the side that needs it (`impl` blocks in `src/codegen/` and `src/catalog/`). `Requires`
 //! is made of them and shared alike. This file names nothing else in the crate.
 
+/// The key of the note a result carries beside a secret GitLab shows once (a field marked
+/// `secret: shown_once`), in the structure and the output schema alike.
+pub const SHOWN_ONCE_KEY: &str = "shown_once";
+
 /// An enum of unit variants, each with the name the manifest spells it with.
 macro_rules! named {
     (

@@ -46,6 +46,12 @@ impl Entity {
     pub fn field(&self, name: &str) -> Option<&'static Field> {
         self.fields.iter().find(|field| field.name == name)
     }
+
+    /// The fields holding a secret GitLab shows only in this answer.
+    pub fn shown_once(&self) -> impl Iterator<Item = &'static Field> + use<> {
+        let fields: &'static [Field] = self.fields;
+        fields.iter().filter(|field| field.shown_once)
+    }
 }
 
 /// One declared field. Fields GitLab sends that are not declared are dropped.
@@ -57,6 +63,8 @@ pub struct Field {
     pub required: bool,
     /// A large body (file content, a log) shown in the Markdown, never in the structure.
     pub content_only: bool,
+    /// A secret GitLab shows only in the answer that creates it (`secret: shown_once`).
+    pub shown_once: bool,
 }
 
 impl Field {
@@ -66,6 +74,7 @@ impl Field {
             ty,
             required: false,
             content_only: false,
+            shown_once: false,
         }
     }
 
@@ -76,6 +85,11 @@ impl Field {
 
     pub const fn content_only(mut self) -> Self {
         self.content_only = true;
+        self
+    }
+
+    pub const fn shown_once(mut self) -> Self {
+        self.shown_once = true;
         self
     }
 }

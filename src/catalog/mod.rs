@@ -13,7 +13,8 @@ mod template;
 mod vocabulary;
 
 pub use crate::kinds::{
-    CellKind, Location, Method, ParamType, Requires, ResourcePolicy, Role, Tier, TokenScope,
+    CellKind, Location, Method, ParamType, Requires, ResourcePolicy, Role, SHOWN_ONCE_KEY, Tier,
+    TokenScope,
 };
 pub use args::{
     ActionParams, ArgReader, FromParam, JsonObject, ObjectParam, ParamEnum, ParamProblems, Plan,

@@ -343,6 +343,17 @@ pub struct FieldDef {
     /// the structured result.
     #[serde(default)]
     pub content_only: Option<bool>,
+    /// `shown_once`: a secret GitLab shows only in the answer that creates it (a new
+    /// token's value). The dispatcher adds a note to store it now and masks it in logs.
+    #[serde(default)]
+    pub secret: Option<FieldSecret>,
+}
+
+/// How a field's value is a secret (`secret:` on an entity field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldSecret {
+    ShownOnce,
 }
 
 /// One card row or table column.

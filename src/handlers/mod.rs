@@ -24,9 +24,7 @@
 //! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
 //! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
 //! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
-//! | `token_created` | `access_token.project_create` | the new token's value kept out of logs from now on, and marked as shown once |
-//! | `deploy_token_created` | `deploy_key.token_create` | the same for a deploy token's value |
-//! | `runner_created` | `runner.create` | the same for a runner's authentication token; `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
+//! | `runner_by_owner_id` | `runner.create` | `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
@@ -47,9 +45,9 @@ mod milestones;
 mod positions;
 mod registry;
 mod releases;
+mod runners;
 mod snippets;
 mod test_report;
-mod tokens;
 mod uploads;
 mod variables;
 mod wiki;
@@ -131,9 +129,7 @@ handlers! {
         file_update => writes::file_update,
         commit_create => writes::commit_create,
         wiki_window => wiki::wiki_window,
-        token_created => tokens::token_created,
-        runner_created => tokens::runner_created,
-        deploy_token_created => tokens::deploy_token_created,
+        runner_by_owner_id => runners::runner_by_owner_id,
         snippet_raw => snippets::snippet_raw,
         tag_cleanup => registry::tag_cleanup,
     }

@@ -12,9 +12,13 @@ use super::cell::{self, Cell, Person};
 use super::format;
 use super::markdown::Markdown;
 use crate::catalog::{
-    Args, CellKind, Entity, FenceLanguage, FieldType, FieldView, ResultShape, View, fill,
+    Args, CellKind, Entity, FenceLanguage, FieldType, FieldView, ResultShape, SHOWN_ONCE_KEY, View,
+    fill,
 };
 use crate::gitlab::Pagination;
+
+/// The card row of the note beside a secret GitLab shows once.
+const SHOWN_ONCE_LABEL: &str = "⚠ Shown once";
 
 /// Writes the Markdown of a result: `value` is its full structure, content-only fields
 /// included; `args` fills the headings' placeholders.
@@ -83,6 +87,11 @@ fn card(
             builder.open()
         }
     };
+    // A secret GitLab shows once is announced above everything else, with the
+    // dispatcher's note.
+    if entity.shown_once().next().is_some() {
+        card.row(SHOWN_ONCE_LABEL, cell::text(text_at(value, SHOWN_ONCE_KEY)));
+    }
     for view in rows {
         match view.kind {
             CellKind::Body => card.body(view.label, text_at(value, view.field)),

@@ -900,3 +900,45 @@ fn scaffold_drafts_a_new_domain_with_its_type_and_records_and_it_builds() {
     generated(&root);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A secret GitLab shows once (`secret: shown_once`) marks a string the top of a single
+/// result carries, the answer of the write that creates it: never a list's items, a
+/// read, another type of field, or a type that already has a `shown_once` field.
+#[test]
+fn a_shown_once_secret_is_the_answer_of_a_write() {
+    let marked = "      title: {type: string, required: true, secret: shown_once}\n";
+    let found = fixture_problems("bookmark.yaml", |t| {
+        t.replacen("      title: {type: string, required: true}\n", marked, 1)
+    });
+    for expected in [
+        "actions/bookmark.yaml: action `bookmark.list`: key `output`: `Bookmark` has a `secret: shown_once` field, which only the single result of the write that creates it can carry",
+        "actions/bookmark.yaml: action `bookmark.get`: key `output`: `Bookmark` has a `secret: shown_once` field: GitLab shows such a secret only in the answer of the write",
+    ] {
+        assert!(
+            found.iter().any(|p| p.starts_with(expected)),
+            "{expected:?} in {found:?}"
+        );
+    }
+    assert!(
+        !found.iter().any(|p| p.contains("bookmark.create")),
+        "a write may return it: {found:?}"
+    );
+    fixture_refuses(
+        "bookmark.yaml",
+        "      pinned: {type: boolean}\n",
+        "      pinned: {type: boolean, secret: shown_once}\n",
+        "actions/bookmark.yaml: type `Bookmark`: key `fields.pinned.secret`: `shown_once` marks a `string` field",
+    );
+    fixture_refuses(
+        "bookmark.yaml",
+        "      pinned: {type: boolean}\n",
+        "      pinned: {type: boolean}\n      shown_once: {type: string}\n      code: {type: string, secret: shown_once}\n",
+        "actions/bookmark.yaml: type `Bookmark`: key `fields.shown_once`: the result of a type with a `secret: shown_once` field gets its own",
+    );
+    fixture_refuses(
+        "bookmark.yaml",
+        "      pinned: {type: boolean}\n",
+        "      pinned: {type: boolean, secret: once}\n",
+        "actions/bookmark.yaml: key `types.Bookmark.fields.pinned.secret`: unknown variant `once`, expected `shown_once`",
+    );
+}

@@ -867,8 +867,9 @@ async fn no_token_reaches_the_log() {
     }
 }
 
-/// A token GitLab creates is shown once, in its result, and masked in the log from then
-/// on: a later request that carries it (a search for it) is logged without it.
+/// A token GitLab creates (a field marked `secret: shown_once`) is shown once, in its
+/// result with a note to store it now, and masked in the log from then on: a later
+/// request that carries it (a search for it) is logged without it.
 #[tokio::test]
 async fn a_token_gitlab_creates_never_reaches_the_log() {
     let gitlab = Sandbox::start_local().await.unwrap();
@@ -889,6 +890,18 @@ async fn a_token_gitlab_creates_never_reaches_the_log() {
             .as_str()
             .unwrap_or_else(|| panic!("{id} shows no token: {}", reply.body))
             .to_owned();
+        // The manifest's mark (`secret: shown_once`), not a handler, says so.
+        assert_eq!(
+            reply.body["result"]["structuredContent"]["shown_once"],
+            "Store this token now: GitLab shows it only in this answer and never again.",
+            "{id}: {}",
+            reply.body
+        );
+        let text = reply.body["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("- **⚠ Shown once**: Store this token now") && text.contains(&token),
+            "{id}: {text}"
+        );
         let search = call("search.global", json!({"search": token, "scope": "issues"}));
         let reply = post(&server.endpoint, &[ALICE], &search).await;
         assert_eq!(reply.status, 200, "{}", reply.body);

@@ -83,6 +83,9 @@ fn description(entity: &EntityType) -> TokenStream {
         if field.content_only {
             tokens = quote!(#tokens.content_only());
         }
+        if field.shown_once {
+            tokens = quote!(#tokens.shown_once());
+        }
         tokens
     });
     let gitlab_schema = option_str(entity.gitlab_schema.as_deref());

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::super::kinds::SHOWN_ONCE_KEY;
 use super::super::resolve::{Action, EntityType, FieldType, Output, Param, ParamType};
 
 /// The input schema: what a caller may send.
@@ -132,6 +133,12 @@ pub fn output(action: &Action, types: &[EntityType]) -> Value {
             json!({"type": "object", "properties": properties, "required": required})
         }
     };
+    if let Output::Single { ty } = &action.output
+        && entity(ty).is_some_and(|e| e.fields.iter().any(|f| f.shown_once))
+    {
+        // The dispatcher's note beside the secret, when GitLab sent it.
+        schema["properties"][SHOWN_ONCE_KEY] = json!({"type": "string"});
+    }
     schema["properties"]["next_steps"] = json!({"type": "array", "items": {"type": "string"}});
     if !definitions.is_empty() {
         schema["$defs"] = Value::Object(definitions);

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use indexmap::IndexMap;
 
-use super::super::kinds::ParamType;
+use super::super::kinds::{Method, ParamType};
 use super::super::model::{ActionDef, PaginationDef, ParamDef};
 use super::super::vocabulary;
 use super::names::{check_identifier, is_identifier};
@@ -109,6 +109,7 @@ pub(super) fn resolve(
     let params = params::resolve(scope, def, shared_params, &segments);
     let graphql = graphql.map(|graphql| graphql::resolve(scope, def, graphql, &params));
     let output = output(scope, def, types);
+    check_shown_once(scope, &output, method, types);
     let view = views::resolve_view(scope, def, &output, types);
 
     // Placeholders are filled from the call's parameters, so they may only name required,
@@ -205,6 +206,34 @@ pub(super) fn resolve(
         requires,
         vocabulary,
     })
+}
+
+/// A secret shown once (`secret: shown_once`) is the answer of the write that creates it,
+/// one entity whose top-level field the dispatcher finds: never a read, a list's items or
+/// a nested record.
+fn check_shown_once(scope: &mut Scope<'_>, output: &Output, method: Method, types: &[EntityType]) {
+    let (ty, single) = match output {
+        Output::Single { ty } => (ty, true),
+        Output::List { ty, .. } => (ty, false),
+        Output::Message { .. } => return,
+    };
+    let Some(entity) = types.iter().find(|t| &t.name == ty) else {
+        return;
+    };
+    if !entity.fields.iter().any(|f| f.shown_once) {
+        return;
+    }
+    if !single {
+        scope.error(
+            "output",
+            format!("`{ty}` has a `secret: shown_once` field, which only the single result of the write that creates it can carry, not a list"),
+        );
+    } else if method == Method::Get {
+        scope.error(
+            "output",
+            format!("`{ty}` has a `secret: shown_once` field: GitLab shows such a secret only in the answer of the write that creates it, never to a read"),
+        );
+    }
 }
 
 /// The result: one entity, a list (perhaps read from a map), or a message.

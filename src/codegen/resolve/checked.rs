@@ -169,6 +169,8 @@ pub struct Field {
     pub required: bool,
     pub description: Option<String>,
     pub content_only: bool,
+    /// A secret GitLab shows only in the answer that creates it (`secret: shown_once`).
+    pub shown_once: bool,
 }
 
 #[derive(Clone, PartialEq, Eq)]

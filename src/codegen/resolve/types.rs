@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 
 use super::super::Diagnostic;
-use super::super::kinds::CellKind;
-use super::super::model::{FieldDef, TypeDef};
+use super::super::kinds::{CellKind, SHOWN_ONCE_KEY};
+use super::super::model::{FieldDef, FieldSecret, TypeDef};
 use super::names::{RESERVED_TYPES, check_identifier, humanize_type};
 use super::views::resolve_views;
 use super::{EntityType, Field, FieldType};
@@ -105,7 +105,24 @@ pub(super) fn resolve(
                 required: inherited.required.unwrap_or(false),
                 description: inherited.description.clone(),
                 content_only: inherited.content_only.unwrap_or(false),
+                shown_once: inherited.secret == Some(FieldSecret::ShownOnce),
             });
+        }
+        for field in fields.iter().filter(|f| f.shown_once) {
+            if field.written != "string" || field.content_only {
+                error(
+                    &format!("fields.{}.secret", field.name),
+                    "`shown_once` marks a `string` field the structured result carries (not `content_only`)".into(),
+                );
+            }
+            if fields.iter().any(|f| f.name == SHOWN_ONCE_KEY) {
+                error(
+                    &format!("fields.{SHOWN_ONCE_KEY}"),
+                    format!(
+                        "the result of a type with a `secret: shown_once` field gets its own `{SHOWN_ONCE_KEY}` note; rename this field"
+                    ),
+                );
+            }
         }
         let kind = def.kind.clone().unwrap_or_else(|| humanize_type(name));
         let reference = def
@@ -171,6 +188,25 @@ pub(super) fn resolve(
         );
         types[index].card = card;
     }
+    // The dispatcher looks for a shown-once secret at the top of a result only.
+    for outer in &types {
+        for field in &outer.fields {
+            let holds_secret = field.ty.entity_name().is_some_and(|inner| {
+                types
+                    .iter()
+                    .any(|t| t.name == inner && t.fields.iter().any(|f| f.shown_once))
+            });
+            if holds_secret {
+                diagnostics.push(Diagnostic::file(
+                    &files[&outer.name],
+                    format!(
+                        "type `{}`: key `fields.{}`: its type has a `secret: shown_once` field, which only the top of a result may carry",
+                        outer.name, field.name
+                    ),
+                ));
+            }
+        }
+    }
     for (index, key, message) in view_errors {
         diagnostics.push(Diagnostic::file(
             &files[&types[index].name],
@@ -198,6 +234,7 @@ fn merge_field(parent: &FieldDef, child: &FieldDef) -> FieldDef {
             .clone()
             .or_else(|| parent.description.clone()),
         content_only: child.content_only.or(parent.content_only),
+        secret: child.secret.or(parent.secret),
     }
 }
 
