@@ -121,8 +121,8 @@ pub async fn serve(
             });
         }
     }
-    tracing::info!("stopping: no new connections, requests in flight finish");
     drop(listener);
+    tracing::info!("stopping: no new connections, requests in flight finish");
     let _ = stopping.send(true);
     let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
     if tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(all))

@@ -74,7 +74,7 @@ impl HttpServer {
             }
         });
         let endpoint = endpoint
-            .recv_timeout(Duration::from_secs(10))
+            .recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|_| panic!("the server did not start: {}", log.lock().unwrap()));
         Self {
             child,
@@ -97,6 +97,19 @@ impl HttpServer {
             .status()
             .expect("kill runs");
         assert!(status.success());
+    }
+
+    /// Waits until the log has `text` (a minute at most: a bound for a hung server).
+    async fn until_logged(&self, text: &str) {
+        let start = Instant::now();
+        while !self.log().contains(text) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "never logged {text:?}:\n{}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     fn wait(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
@@ -793,15 +806,21 @@ async fn sigterm_lets_a_request_in_flight_finish() {
     let gitlab = Sandbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), slow)
         .await
         .unwrap();
-    let mut server = HttpServer::start(gitlab.url(), &[], &[]);
+    // Debug logs say when the call reached GitLab and when the server stopped listening
+    // (no fitting, so the only GitLab request is the call's): no guessed sleeps.
+    let mut server = HttpServer::start(
+        gitlab.url(),
+        &[],
+        &[("GITLAB_MCP_LOG", "debug"), ("GITLAB_FIT_CATALOG", "false")],
+    );
     let endpoint = server.endpoint.clone();
     let in_flight =
         tokio::spawn(
             async move { post(&endpoint, &[ALICE], &call("user.current", json!({}))).await },
         );
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    server.until_logged("GitLab request").await;
     server.terminate();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    server.until_logged("stopping: no new connections").await;
     // No new connections once stopping...
     let refused = client()
         .get(format!("{}/health", server.origin()))
@@ -820,7 +839,7 @@ async fn sigterm_lets_a_request_in_flight_finish() {
         reply.body
     );
     let status = tokio::task::spawn_blocking(move || {
-        let status = server.wait(Duration::from_secs(5));
+        let status = server.wait(Duration::from_secs(60));
         (status, server.log())
     })
     .await

@@ -53,12 +53,13 @@ impl Wire {
         self.stdin.flush().await.unwrap();
     }
 
-    /// The next message from the server, within 10 s.
+    /// The next message from the server, within a minute (a bound for a hung server, not
+    /// a speed: a debug build at load average 7 may take seconds).
     async fn reply(&mut self) -> Value {
         let mut line = String::new();
-        tokio::time::timeout(Duration::from_secs(10), self.stdout.read_line(&mut line))
+        tokio::time::timeout(Duration::from_secs(60), self.stdout.read_line(&mut line))
             .await
-            .expect("the server replies within 10 s")
+            .expect("the server replies within a minute")
             .unwrap();
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
     }

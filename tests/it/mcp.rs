@@ -201,10 +201,25 @@ async fn stdout_carries_only_json_rpc() {
     for request in requests {
         writeln!(stdin, "{request}").unwrap();
     }
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Closing stdin ends the server without waiting for calls in flight: close it once
+    // both answers are out, however long a loaded machine takes to write them.
+    let stdout = child.stdout.take().unwrap();
+    let (sender, received) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let answer = received.recv_timeout(std::time::Duration::from_secs(60));
+        answers.push(answer.expect("an answer within a minute"));
+    }
     drop(stdin);
     let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
+    reader.join().unwrap();
+    answers.extend(received.try_iter());
+    let stdout = answers.join("\n");
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2, "two responses on stdout:\n{stdout}");
     for line in lines {

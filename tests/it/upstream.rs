@@ -59,7 +59,8 @@ pub struct Upstream {
     seen: Arc<Mutex<Vec<Seen>>>,
     /// Connections accepted, TLS handshakes included.
     pub accepted: Arc<AtomicUsize>,
-    /// When a stalled connection saw the client hang up.
+    /// When a stalled connection saw the client hang up, or a client closed the
+    /// connection before a `With` body was all written.
     pub hung_up: Arc<Mutex<Option<Instant>>>,
     stop: Arc<AtomicBool>,
 }
@@ -183,7 +184,14 @@ fn serve(
             &[("content-type".into(), "application/json".into())],
             body.as_bytes(),
         ),
-        Reply::With(status, headers, body) => respond(&mut conn, status, &headers, &body),
+        Reply::With(status, headers, body) => {
+            let sent = respond(&mut conn, status, &headers, &body);
+            if sent.is_err() {
+                // The client closed the connection before the whole body was written.
+                *hung_up.lock().unwrap() = Some(Instant::now());
+            }
+            sent
+        }
         Reply::Redirect(status, location) => {
             respond(&mut conn, status, &[("location".into(), location)], b"")
         }
