@@ -664,9 +664,6 @@ fn strip_content_only(shape: &ResultShape, value: &mut Value) {
     }
 }
 
-/// What a result says about the fields GitLab sent that could not be read (listed in the
-/// structure under `unreadable_fields`): fields left out, and list items left out whole
-/// for want of a field they cannot do without.
 /// A secret GitLab shows only in this answer (a field marked `secret: shown_once`, such as
 /// a new token's value): masked in every log line from now on, and the result says, beside
 /// it, to store it now (`SHOWN_ONCE_KEY`, which the card shows first).
@@ -696,6 +693,9 @@ fn announce_shown_once(shape: &ResultShape, value: &mut Value) {
     result.insert(SHOWN_ONCE_KEY.into(), Value::from(note));
 }
 
+/// What a result says about the fields GitLab sent that could not be read (listed in the
+/// structure under `unreadable_fields`): fields left out, and list items left out whole
+/// for want of a field they cannot do without.
 fn unreadable_note(shape: &ResultShape, value: &Value) -> Option<String> {
     let paths = value.get(UNREADABLE_KEY)?.as_array()?;
     let required = |path: &str| match shape {
