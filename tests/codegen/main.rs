@@ -939,6 +939,6 @@ fn a_shown_once_secret_is_the_answer_of_a_write() {
         "bookmark.yaml",
         "      pinned: {type: boolean}\n",
         "      pinned: {type: boolean, secret: once}\n",
-        "actions/bookmark.yaml: key `types.Bookmark.fields.pinned.secret`: unknown variant `once`, expected `shown_once`",
+        "actions/bookmark.yaml: type `Bookmark`: key `fields.pinned.secret`: unknown variant `once`, expected `shown_once`",
     );
 }
