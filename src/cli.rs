@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{GETTING_STARTED, Options, group};
 use crate::output::json::to_pretty;
-use crate::server::{GitlabServer, call_result, serve_stdio};
+use crate::server::{GitlabServer, Stop, call_result, serve_stdio};
 use crate::surfaces::Surface;
 use crate::vocabulary::Vocabulary;
 
@@ -398,8 +398,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     match command {
         Command::Serve(serve) => {
+            // Before anything that takes time: a signal during start-up stops the server.
+            let stop = Stop::listen();
             if let Some(settings) = serve.http.settings(options.connection.max_message_bytes)? {
-                serve_http(&options, settings).await?;
+                serve_http(&options, settings, stop).await?;
                 return Ok(ExitCode::SUCCESS);
             }
             let Some(connection) = options.connect().await? else {
@@ -416,7 +418,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 GitlabServer::new(connection.dispatcher, surface, options.capability_surface);
             // The sandbox, if any, lives as long as the server.
             let _sandbox = connection.sandbox;
-            serve_stdio(server, options.connection.max_message_bytes).await?;
+            serve_stdio(server, options.connection.max_message_bytes, stop).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Call {
@@ -515,6 +517,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Demo => crate::demo::run(&options).await,
         Command::Sandbox { listen } => {
+            let stop = Stop::listen();
             let sandbox = options.sandbox_at(listen).await?;
             say!("{}", sandbox.url())?;
             eprintln!(
@@ -531,7 +534,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             use std::io::Write as _;
             std::io::stdout().flush()?;
-            sandbox.serve_until_signal().await;
+            sandbox.serve_until(stop).await;
             Ok(ExitCode::SUCCESS)
         }
         Command::Docs { out, check } => {
@@ -636,7 +639,11 @@ impl ServeArgs {
 
 /// `serve --http`: one server for many users, each request with its own token, and the
 /// catalog fitted per token unless `GITLAB_FIT_CATALOG=false`.
-async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> anyhow::Result<()> {
+async fn serve_http(
+    options: &Options,
+    settings: crate::http::HttpSettings,
+    stop: Stop,
+) -> anyhow::Result<()> {
     let upstream = options.upstream(settings.shared_token).await?;
     let kind = options.surface()?;
     let views = crate::views::Views::new(
@@ -655,7 +662,7 @@ async fn serve_http(options: &Options, settings: crate::http::HttpSettings) -> a
     // (the catalog's texts, read for search) is read once, now, as over stdio.
     let early = server.clone();
     tokio::spawn(async move { early.prepare().await });
-    crate::http::serve(server, &upstream.gitlab, settings).await
+    crate::http::serve(server, &upstream.gitlab, settings, stop).await
 }
 
 /// The catalog for a person: a header, aligned columns, one line per action, no trailing

@@ -577,25 +577,64 @@ fn first_line(text: &str) -> &str {
         .unwrap_or(text)
 }
 
-/// Resolves when the process is asked to stop: Ctrl-C, or SIGTERM on Unix.
-pub async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// The process's stop signals: Ctrl-C (SIGINT), and SIGTERM on Unix. A command that runs
+/// until it is stopped listens for them as the first thing it does (`Stop::listen`) and
+/// keeps this one listener for its whole life, so that no signal is lost during start-up:
+/// until a listener exists a signal keeps the disposition the process inherited, and one
+/// started from a script's background job inherits SIGINT ignored; and a listener made
+/// later would miss a signal caught before it (tokio handles a signal from its first
+/// listener on, and tells only the listeners that exist when it arrives).
+pub struct Stop {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Stop {
+    /// Listens for the stop signals from now on (inside the async runtime). A signal that
+    /// cannot be listened for (the system refused) is warned about, and never arrives.
+    pub fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let listen = |kind: SignalKind, name: &str| {
+                signal(kind)
+                    .inspect_err(|error| {
+                        tracing::warn!(%error, "cannot listen for {name}: it will not stop the server");
+                    })
+                    .ok()
+            };
+            Self {
+                interrupt: listen(SignalKind::interrupt(), "SIGINT (Ctrl-C)"),
+                terminate: listen(SignalKind::terminate(), "SIGTERM"),
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+        #[cfg(not(unix))]
+        Self {}
+    }
+
+    /// Resolves when the process is asked to stop (at once if it was asked already).
+    pub async fn requested(&mut self) {
+        #[cfg(unix)]
+        {
+            async fn next(signal: Option<&mut tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            tokio::select! {
+                () = next(self.interrupt.as_mut()) => {}
+                () = next(self.terminate.as_mut()) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
@@ -603,7 +642,11 @@ pub async fn shutdown_signal() {
 /// at once: a blocked stdin read, fitting waiting for GitLab or the search index being
 /// built would otherwise hold the runtime open. Messages over `max_message_bytes` are
 /// refused with an error reply (`wire.rs`).
-pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyhow::Result<()> {
+pub async fn serve_stdio(
+    server: GitlabServer,
+    max_message_bytes: usize,
+    mut stop: Stop,
+) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
     let wire =
         crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
@@ -611,16 +654,13 @@ pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyh
     // longer than `fit::GRACE`), then build the search index before the first find.
     let early = server.clone();
     tokio::spawn(async move { early.prepare().await });
-    // One listener for the whole session: a signal between two `select!`s is not lost.
-    let signal = shutdown_signal();
-    tokio::pin!(signal);
     let running = tokio::select! {
         running = server.serve(wire) => running.map_err(|error| {
             anyhow::anyhow!(
                 "no MCP session ({error}): gitlab-mcp talks JSON-RPC with an MCP client over stdin and stdout, and the first message must be an `initialize` request. To try it by hand: `gitlab-mcp demo`; every command: `gitlab-mcp --help`."
             )
         })?,
-        () = &mut signal => {
+        () = stop.requested() => {
             tracing::info!("stopping on signal");
             exit_now();
         }
@@ -631,7 +671,7 @@ pub async fn serve_stdio(server: GitlabServer, max_message_bytes: usize) -> anyh
                 tracing::warn!(%error, "the MCP session ended with an error");
             }
         }
-        () = &mut signal => tracing::info!("stopping on signal"),
+        () = stop.requested() => tracing::info!("stopping on signal"),
     }
     exit_now();
 }

@@ -62,6 +62,7 @@ pub async fn serve(
     server: GitlabServer,
     gitlab: &GitlabClient,
     settings: HttpSettings,
+    mut signals: crate::server::Stop,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
@@ -92,8 +93,6 @@ pub async fn serve(
     let open = Arc::new(Semaphore::new(max_connections));
     let refusing = Arc::new(Semaphore::new(max_connections));
     let (stopping, stop) = watch::channel(false);
-    let signal = crate::server::shutdown_signal();
-    tokio::pin!(signal);
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -105,7 +104,7 @@ pub async fn serve(
                     continue;
                 }
             },
-            () = &mut signal => break,
+            () = signals.requested() => break,
         };
         let _ = stream.set_nodelay(true);
         if let Ok(permit) = open.clone().try_acquire_owned() {

@@ -139,9 +139,9 @@ impl Sandbox {
         self.shared.requests()
     }
 
-    /// Waits until the process is asked to stop (Ctrl-C or SIGTERM).
-    pub async fn serve_until_signal(self) {
-        crate::server::shutdown_signal().await;
+    /// Serves until the process is asked to stop (Ctrl-C or SIGTERM).
+    pub async fn serve_until(self, mut stop: crate::server::Stop) {
+        stop.requested().await;
         drop(self);
     }
 }

@@ -45,13 +45,24 @@ fn wait_for_exit(child: &mut std::process::Child, limit: Duration) -> bool {
 /// what exiting takes on a loaded machine (0.04 s release, well under a second debug).
 const EXIT_BOUND: Duration = Duration::from_secs(30);
 
+/// Far above what a server's start takes on a loaded machine.
+const START_BOUND: Duration = Duration::from_secs(60);
+
 /// The server on a GitLab that accepts connections and never answers: fitting, and any
 /// call, stay in flight for as long as the test runs.
 fn on_a_silent_gitlab(gitlab: &Upstream) -> std::process::Child {
-    Command::new(BINARY)
+    on_a_silent_gitlab_with(Command::new(BINARY), gitlab, "glpat-exit-token")
+}
+
+fn on_a_silent_gitlab_with(
+    mut command: Command,
+    gitlab: &Upstream,
+    token: &str,
+) -> std::process::Child {
+    command
         .args(["--tool-surface", "dynamic", "serve"])
         .env("GITLAB_URL", gitlab.url())
-        .env("GITLAB_TOKEN", "glpat-exit-token")
+        .env("GITLAB_TOKEN", token)
         .env("GITLAB_TIMEOUT", "600")
         .env_remove("GITLAB_FIT_CATALOG")
         .stdin(Stdio::piped())
@@ -139,9 +150,19 @@ fn it_exits_on_sigterm_and_sigint_whatever_is_in_flight() {
     let gitlab = Upstream::start(|_| Reply::Stall);
     for signal in ["-TERM", "-INT"] {
         for in_session in [false, true] {
-            let mut child = on_a_silent_gitlab(&gitlab);
+            // A token of its own, to tell this server's requests from the previous ones'.
+            let token = format!("glpat-exit-token{signal}-{in_session}");
+            // Started as a script's background job starts it, with SIGINT ignored: until
+            // the server listens for signals, SIGINT does nothing (with the default
+            // disposition it would end the process, listening or not).
+            let mut command = Command::new("sh");
+            command.args(["-c", "trap '' INT; exec \"$0\" \"$@\"", BINARY]);
+            let mut child = on_a_silent_gitlab_with(command, &gitlab, &token);
             if in_session {
                 busy(&mut child);
+            } else {
+                // Start-up work in flight: fitting waits for GitLab.
+                reaches_gitlab(&gitlab, &token);
             }
             let sent = Instant::now();
             Command::new("kill")
@@ -157,6 +178,23 @@ fn it_exits_on_sigterm_and_sigint_whatever_is_in_flight() {
                 sent.elapsed().as_millis()
             );
         }
+    }
+}
+
+/// Waits until the silent GitLab has read a request with `token`: the server sends none
+/// before it listens for signals.
+fn reaches_gitlab(gitlab: &Upstream, token: &str) {
+    let start = Instant::now();
+    while !gitlab
+        .seen()
+        .iter()
+        .any(|seen| seen.header("private-token") == Some(token))
+    {
+        assert!(
+            start.elapsed() < START_BOUND,
+            "no request reached GitLab {START_BOUND:?} after the start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
