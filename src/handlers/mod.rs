@@ -23,10 +23,10 @@
 //! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
 //! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
 //! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
-//! | `snippet_raw` | `snippet.raw` | the byte budget of `file_raw` over a snippet's content |
+//! | `snippet_raw`, `project_snippet_raw` | `snippet.raw`, `snippet.project_raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `runner_by_owner_id` | `runner.create` | `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
-//! | `upload_file` | `wiki.attachment_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `upload_file` | `wiki.attachment_upload`, `upload.project_create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
 //! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
@@ -131,6 +131,7 @@ handlers! {
         wiki_window => wiki::wiki_window,
         runner_by_owner_id => runners::runner_by_owner_id,
         snippet_raw => snippets::snippet_raw,
+        project_snippet_raw => snippets::project_snippet_raw,
         tag_cleanup => registry::tag_cleanup,
     }
     plan {
