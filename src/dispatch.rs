@@ -285,12 +285,12 @@ impl Dispatcher {
             return self.finish(Outcome::error(safe_mode_preview(action, &plan)));
         }
         if self.policy.needs_confirmation(action) && !confirm {
-            if let Some(what) = action.safety.irreversible {
+            if let Some(consequence) = action.safety.consequence {
                 return self.finish(Outcome::error(format!(
-                    "`{}` cannot be undone: {} {}",
+                    "`{}` needs the user's explicit approval of exactly this: {} {}",
                     action.id,
-                    crate::catalog::fill(what, &plan.args),
-                    self.vocabulary.confirm_irreversible
+                    crate::catalog::fill(consequence, &plan.args),
+                    self.vocabulary.confirm_strong
                 )));
             }
             return self.finish(Outcome::error(format!(
@@ -369,9 +369,13 @@ impl Dispatcher {
                 Outcome::error(format!("Invalid parameters for `{}`: {message}", action.id))
             }
             // Fitting hides admin actions from users GitLab says are not administrators;
-            // this is the answer when fitting is off or could not tell.
+            // this is the answer when fitting is off or could not tell. GitLab's refusal of
+            // a non-administrator says nothing more than `403 Forbidden`; a 403 that says
+            // more (`You cannot ban blocked users.`) is about the target, and is quoted.
             ActionError::Gitlab(error)
-                if error.kind == ErrorKind::Forbidden && action.requires.admin =>
+                if error.kind == ErrorKind::Forbidden
+                    && action.requires.admin
+                    && matches!(error.detail.as_str(), "" | "403 Forbidden") =>
             {
                 Outcome::error(format!(
                     "`{}` failed: only GitLab administrators may call it, and GitLab refused this token's user (403). Use an administrator's token.",

@@ -11,9 +11,9 @@
 pub struct Vocabulary {
     /// What to do to run a destructive action that was refused for want of confirmation.
     pub confirm: &'static str,
-    /// The same for an action nothing can undo (`Safety::irreversible`), after what it
-    /// destroys: the strongest wording.
-    pub confirm_irreversible: &'static str,
+    /// The same for an action whose YAML spells out its consequence (`Safety::consequence`:
+    /// deleting or banning a user, revoking a token), after it: the strongest wording.
+    pub confirm_strong: &'static str,
     /// How to search the catalog for an action id, as the end of a sentence.
     pub search: &'static str,
     /// How one parameter is written.
@@ -29,13 +29,13 @@ pub enum ParamStyle {
 }
 
 /// An MCP client's strongest confirmation: a general go-ahead given earlier is not one.
-const IRREVERSIBLE_MCP: &str = "Tell the user exactly what will be lost, and call again with `confirm: true` only after they approve this action on this target explicitly; an earlier general go-ahead is not enough.";
+const STRONG_MCP: &str = "Tell the user exactly that, and call again with `confirm: true` only after they approve this action on this target explicitly; an earlier general go-ahead is not enough.";
 
 impl Vocabulary {
     /// An MCP client on the dynamic surface, which has a search tool.
     pub const MCP_DYNAMIC: Self = Self {
         confirm: "Ask the user to approve it, then call again with `confirm: true`.",
-        confirm_irreversible: IRREVERSIBLE_MCP,
+        confirm_strong: STRONG_MCP,
         search: "search with `gitlab_find_action`",
         param: ParamStyle::Json,
     };
@@ -43,7 +43,7 @@ impl Vocabulary {
     /// An MCP client on a surface without a search tool (meta, individual).
     pub const MCP_LISTED: Self = Self {
         confirm: "Ask the user to approve it, then call again with `confirm: true`.",
-        confirm_irreversible: IRREVERSIBLE_MCP,
+        confirm_strong: STRONG_MCP,
         search: "read resource `gitlab://tools` for every action id",
         param: ParamStyle::Json,
     };
@@ -51,7 +51,7 @@ impl Vocabulary {
     /// `gitlab-mcp call ...` in a terminal.
     pub const CLI: Self = Self {
         confirm: "If you mean it, run the same command again with `--confirm`.",
-        confirm_irreversible: "Only if you are sure, and have checked that it is the right one, run the same command again with `--confirm`.",
+        confirm_strong: "Only if you are sure, and have checked that it is the right one, run the same command again with `--confirm`.",
         search: "search with `gitlab-mcp find \"<what you want to do>\"`",
         param: ParamStyle::Pair,
     };

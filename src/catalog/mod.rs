@@ -384,9 +384,9 @@ pub struct Safety {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
-    /// What nothing can undo, for the strongest confirmation (`safety.irreversible`),
-    /// with `{param}` placeholders.
-    pub irreversible: Option<&'static str>,
+    /// What running it does that the user must approve in so many words, for the
+    /// strongest confirmation (`safety.consequence`), with `{param}` placeholders.
+    pub consequence: Option<&'static str>,
 }
 
 impl Safety {
@@ -404,14 +404,15 @@ impl Safety {
             read_only,
             destructive,
             idempotent,
-            irreversible: None,
+            consequence: None,
         }
     }
 
-    /// A destructive action nothing can undo: its confirmation says what is lost.
-    pub const fn irreversible(self, what: &'static str) -> Self {
+    /// A destructive action whose confirmation says what it does and asks for explicit
+    /// approval (deleting or banning a user, revoking a token).
+    pub const fn consequence(self, what: &'static str) -> Self {
         Self {
-            irreversible: Some(what),
+            consequence: Some(what),
             ..self
         }
     }

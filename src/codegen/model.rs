@@ -247,11 +247,13 @@ pub struct SafetyDef {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
-    /// For a destructive action nothing can undo (deleting a user, banning one, revoking
-    /// a token): what is lost, with `{param}` placeholders. The confirmation it asks for
-    /// quotes it and asks for the user's explicit approval of exactly that.
-    #[serde(default)]
-    pub irreversible: Option<String>,
+    /// For a destructive action whose effect the user must approve in so many words
+    /// (deleting or banning a user, revoking a token): what it does and what is lost, with
+    /// `{param}` placeholders. Its confirmation quotes it: the strongest wording.
+    /// `irreversible` is read as the same key (its name before bans, which can be lifted,
+    /// needed the same wording).
+    #[serde(default, alias = "irreversible")]
+    pub consequence: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

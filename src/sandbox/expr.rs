@@ -242,6 +242,11 @@ impl Scope {
             // Whether GitLab embeds an upload (`![...]`) rather than links it: an image,
             // video or audio file by its extension.
             "media" => json!(is_media(&text(&value))),
+            // A time as GitLab answers it (`2025-06-02T09:00:00.000Z`), from any ISO 8601
+            // time or a day; null when it is not one. `minutes_later:N` is N minutes after
+            // it (GitLab's defaults: a broadcast message ends an hour after it starts).
+            "timestamp" => timestamp(&value, 0),
+            "minutes_later" => timestamp(&value, number(&self.argument(argument))),
             // The day of a timestamp (`2025-06-02`), for date-only fields.
             "date" => json!(text(&value).chars().take(10).collect::<String>()),
             // A commit's short id: the first 8 characters.
@@ -485,8 +490,8 @@ impl Scope {
                 "lacks" => !value
                     .as_array()
                     .is_some_and(|all| all.iter().any(|e| same(e, &expected))),
-                "at_least" => number(value) >= number(&expected),
-                "at_most" => number(value) <= number(&expected),
+                "at_least" => bound_order(value, &expected).is_ge(),
+                "at_most" => bound_order(value, &expected).is_le(),
                 "prefix" => text(value).starts_with(&text(&expected)),
                 // `check` reports unknown tests; an unknown test never passes.
                 _ => false,
@@ -533,7 +538,30 @@ const FILTERS: &[&str] = &[
     "items",
     "object",
     "badge_url",
+    "timestamp",
+    "minutes_later",
 ];
+
+/// `value` (an RFC 3339 time, or a `YYYY-MM-DD` day at midnight UTC) `minutes` later, as
+/// GitLab formats times; null when it is neither.
+fn timestamp(value: &Value, minutes: i64) -> Value {
+    let given = text(value);
+    let time = chrono::DateTime::parse_from_rfc3339(&given)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .ok()
+        .or_else(|| {
+            chrono::NaiveDate::parse_from_str(&given, "%Y-%m-%d")
+                .ok()
+                .and_then(|day| day.and_hms_opt(0, 0, 0))
+                .map(|t| t.and_utc())
+        });
+    time.map_or(Value::Null, |t| {
+        json!(
+            (t + chrono::Duration::minutes(minutes))
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        )
+    })
+}
 
 /// The extensions GitLab embeds in Markdown (`Gitlab::FileTypeDetection`: safe and
 /// dangerous images, videos and audio).
@@ -687,6 +715,19 @@ pub fn truthy(value: &Value) -> bool {
         Value::String(s) => !s.is_empty() && s != "false",
         Value::Array(items) => !items.is_empty(),
         Value::Object(_) => true,
+    }
+}
+
+/// How `at_least` and `at_most` compare: as numbers, or as text when the bound is a text
+/// that is not a number, which orders ISO dates and timestamps by time
+/// (`last_activity_on`); then a missing value (never active) comes before every bound.
+fn bound_order(value: &Value, bound: &Value) -> std::cmp::Ordering {
+    match bound.as_str() {
+        Some(bound) if bound.parse::<i64>().is_err() => match value {
+            Value::Null => std::cmp::Ordering::Less,
+            value => text(value).as_str().cmp(bound),
+        },
+        _ => number(value).cmp(&number(bound)),
     }
 }
 

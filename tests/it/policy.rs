@@ -104,11 +104,11 @@ async fn safe_mode_previews_and_changes_nothing() {
     );
 }
 
-/// An action nothing can undo (`safety.irreversible`) is refused with the strongest
-/// wording: what is lost, on which target, and that only an explicit approval of this one
-/// call counts; confirmed, it runs.
+/// An action with a declared consequence (`safety.consequence`) is refused with the
+/// strongest wording: what it does, on which target, and that only an explicit approval of
+/// this one call counts; confirmed, it runs.
 #[tokio::test]
-async fn irreversible_actions_say_what_is_lost() {
+async fn strong_confirmation_says_what_happens() {
     let (dispatcher, sandbox) = dispatcher(Policy::default()).await;
     let arguments = json!({"project_id": "acme/platform/api", "token_id": 7702});
     let refused = dispatcher
@@ -120,9 +120,9 @@ async fn irreversible_actions_say_what_is_lost() {
         .await;
     assert!(refused.is_error, "{}", refused.text);
     for words in [
-        "cannot be undone",
+        "explicit approval of exactly this",
         "project access token 7702 of acme/platform/api",
-        "explicitly",
+        "an earlier general go-ahead is not enough",
         "`confirm: true`",
     ] {
         assert!(refused.text.contains(words), "{words}: {}", refused.text);
@@ -142,7 +142,7 @@ async fn irreversible_actions_say_what_is_lost() {
             false,
         )
         .await;
-    assert!(!plain.text.contains("cannot be undone"), "{}", plain.text);
+    assert!(!plain.text.contains("explicit approval"), "{}", plain.text);
 }
 
 #[tokio::test]

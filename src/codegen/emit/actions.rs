@@ -314,9 +314,9 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
         action.safety.destructive,
         action.safety.idempotent,
     ) {
-        (_, _, idempotent) if action.safety.irreversible.is_some() => {
-            let text = action.safety.irreversible.as_deref().unwrap_or_default();
-            quote!(Safety::new(false, true, #idempotent).irreversible(#text))
+        (_, _, idempotent) if action.safety.consequence.is_some() => {
+            let text = action.safety.consequence.as_deref().unwrap_or_default();
+            quote!(Safety::new(false, true, #idempotent).consequence(#text))
         }
         (true, false, true) => quote!(Safety::READ_ONLY),
         (false, false, false) => quote!(Safety::WRITE),

@@ -134,7 +134,7 @@ pub(super) fn resolve(
             def.markdown.as_ref().and_then(|m| m.heading.as_deref()),
         ),
         ("output.message", def.output.message.as_deref()),
-        ("safety.irreversible", def.safety.irreversible.as_deref()),
+        ("safety.consequence", def.safety.consequence.as_deref()),
     ] {
         if let Some(text) = text {
             check_placeholders(scope, key, text, &param_names);

@@ -35,10 +35,10 @@ pub(super) fn check(scope: &mut Scope<'_>, def: &ActionDef) {
             },
         );
     }
-    if def.safety.irreversible.is_some() && !def.safety.destructive {
+    if def.safety.consequence.is_some() && !def.safety.destructive {
         scope.error(
-            "safety.irreversible",
-            "only a destructive action is irreversible (it needs confirmation first)",
+            "safety.consequence",
+            "only a destructive action asks for confirmation of its consequence",
         );
     }
     if method == Method::Delete && !def.safety.destructive {
