@@ -1,5 +1,6 @@
-//! Generates the action catalog from `actions/*.yaml` into `OUT_DIR/actions.rs`, and the
-//! known requests' search table from `actions/requests/` into `OUT_DIR/requests.table`.
+//! Generates the action catalog from `actions/*.yaml` into `OUT_DIR/actions.rs`, the known
+//! requests' search table from `actions/requests/` into `OUT_DIR/requests.table`, and checks
+//! the workflow prompts of `prompts/*.yaml` against the catalog into `OUT_DIR/prompts.json`.
 //!
 //! The generator lives in `src/codegen/` (build time only); this file only wires it to Cargo:
 //! `rerun-if-changed` on the folders it reads (Cargo watches a folder's whole tree, so a
@@ -18,10 +19,12 @@ fn main() -> ExitCode {
     );
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let actions = root.join("actions");
+    let prompts = root.join("prompts");
 
     // The generator and the modules it borrows from the runtime with `#[path]`.
     for input in [
         "actions",
+        "prompts",
         "src/codegen",
         "src/kinds.rs",
         "src/text.rs",
@@ -42,14 +45,15 @@ fn main() -> ExitCode {
     );
     std::fs::write(out.join("requests.rs"), requests).expect("OUT_DIR is writable");
 
-    match codegen::generate(&actions) {
-        Ok(source) => {
+    match codegen::generate_with_prompts(&actions, &prompts) {
+        Ok((source, prompts)) => {
             std::fs::write(out.join("actions.rs"), source).expect("OUT_DIR is writable");
             std::fs::write(
                 out.join("requests.table"),
                 codegen::requests::table(&actions),
             )
             .expect("OUT_DIR is writable");
+            std::fs::write(out.join("prompts.json"), prompts).expect("OUT_DIR is writable");
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {

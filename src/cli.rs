@@ -76,6 +76,17 @@ pub enum Command {
         #[arg(long)]
         confirm: bool,
     },
+    /// Render a workflow prompt as `prompts/get` does; with no name, list the prompts.
+    #[command(
+        after_help = "Example:\n  gitlab-mcp --sandbox prompt review_merge_request project_id=acme/platform/api merge_request_iid=42"
+    )]
+    Prompt {
+        /// The prompt's name, such as review_merge_request.
+        name: Option<String>,
+        /// The prompt's arguments.
+        #[arg(value_name = "KEY=VALUE")]
+        arguments: Vec<String>,
+    },
     /// Search the catalog as `gitlab_find_action` does (for tuning and debugging).
     Find {
         /// The request, in plain words.
@@ -179,6 +190,17 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     (
         "call",
+        &[
+            group::GITLAB,
+            group::SANDBOX,
+            group::OFFERED,
+            group::SAFETY,
+            group::RESULTS,
+            group::LOGGING,
+        ],
+    ),
+    (
+        "prompt",
         &[
             group::GITLAB,
             group::SANDBOX,
@@ -456,6 +478,50 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Prompt { name, arguments } => {
+            let Some(name) = name else {
+                let policy = options.policy()?;
+                for prompt in crate::prompts::all() {
+                    if crate::prompts::offered(prompt, &policy) {
+                        say!("{:<24}  {}", prompt.name, prompt.title)?;
+                    }
+                }
+                return Ok(ExitCode::SUCCESS);
+            };
+            let Some(prompt) = crate::prompts::find(&name) else {
+                let names: Vec<&str> = crate::prompts::all()
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect();
+                eprintln!(
+                    "error: no prompt `{name}`; the prompts are {}",
+                    names.join(", ")
+                );
+                return Ok(ExitCode::from(2));
+            };
+            let arguments = match parse_params(&arguments) {
+                Ok(arguments) => arguments,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let Some(connection) = options.connect().await? else {
+                eprintln!("{GETTING_STARTED}");
+                return Ok(ExitCode::from(2));
+            };
+            let dispatcher = connection.dispatcher.speaking(Vocabulary::CLI);
+            match crate::prompts::render(&dispatcher, prompt, &arguments).await {
+                Ok(rendered) => {
+                    say!("{}", rendered.text.trim_end())?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    Ok(ExitCode::from(2))
+                }
+            }
         }
         Command::Find {
             query,

@@ -32,6 +32,7 @@ pub mod kinds;
 pub mod output;
 pub mod policy;
 pub mod prelude;
+pub mod prompts;
 pub mod redact;
 pub mod resources;
 pub mod sandbox;

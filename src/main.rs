@@ -76,7 +76,7 @@ fn init_logging(level: &str) {
 }
 
 /// rmcp logs every JSON-RPC error response as a warning, the spec's "method not found" for
-/// a client's ordinary `prompts/list` included. Those answers are the client's business
+/// a client's ordinary `logging/setLevel` included. Those answers are the client's business
 /// (GitLab failures are tool results, never JSON-RPC errors), so they show at debug level.
 fn is_error_response(meta: &tracing::Metadata<'_>) -> bool {
     meta.is_event()

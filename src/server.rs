@@ -17,10 +17,12 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    EmbeddedResource, ErrorCode, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, TextContent, Tool,
+    EmbeddedResource, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    TextContent, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -363,7 +365,7 @@ impl ServerHandler for GitlabServer {
         } else {
             capabilities
         };
-        ServerConfig::new(capabilities.enable_resources().build())
+        ServerConfig::new(capabilities.enable_resources().enable_prompts().build())
             .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
     }
@@ -478,6 +480,62 @@ impl ServerHandler for GitlabServer {
         Ok(())
     }
 
+    /// The workflow prompts this instance offers (`prompts/*.yaml`): those whose first
+    /// action the caller's view offers.
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let serving = self.serving(&context, Wait::Grace).await?;
+        let prompts = crate::prompts::all()
+            .iter()
+            .filter(|prompt| crate::prompts::offered(prompt, serving.view.policy()))
+            .map(mcp_prompt)
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    /// Gathers a prompt's material through the dispatcher, as tool calls would, and
+    /// renders it within its budget; the client's cancellation stops it.
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let serving = self.serving(&context, Wait::Grace).await?;
+        let prompt = crate::prompts::find(&request.name)
+            .filter(|prompt| crate::prompts::offered(prompt, serving.view.policy()))
+            .ok_or_else(|| {
+                McpError::invalid_params(format!("Unknown prompt: {}", request.name), None)
+            })?;
+        let arguments: serde_json::Map<String, Value> =
+            request.arguments.unwrap_or_default().into_iter().collect();
+        let work = self.scoped(
+            &serving.dispatcher,
+            crate::prompts::render(&serving.dispatcher, prompt, &arguments),
+        );
+        let rendered = tokio::select! {
+            rendered = work => rendered,
+            () = context.ct.cancelled() => {
+                tracing::info!(prompt = %request.name, "prompt cancelled by the client");
+                return Err(McpError::new(ErrorCode(-32800), "Request cancelled", None));
+            }
+        };
+        match rendered {
+            Ok(rendered) => Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                Role::User,
+                rendered.text,
+            )])
+            .with_description(prompt.description.clone())
+            .into()),
+            Err(error @ crate::prompts::PromptError::Arguments(_)) => {
+                Err(McpError::invalid_params(error.to_string(), None))
+            }
+            Err(error) => Err(McpError::internal_error(error.to_string(), None)),
+        }
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -563,6 +621,26 @@ impl ServerHandler for GitlabServer {
         let contents = ResourceContents::text(text, uri).with_mime_type("application/json");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
+}
+
+/// A prompt as `prompts/list` shows it.
+fn mcp_prompt(prompt: &crate::prompts::PromptDef) -> Prompt {
+    let arguments = prompt
+        .arguments
+        .iter()
+        .map(|argument| {
+            PromptArgument::new(argument.name.clone())
+                .with_description(argument.description.clone())
+                .with_required(argument.required)
+        })
+        .collect();
+    let mut listed = Prompt::new(
+        prompt.name.clone(),
+        Some(prompt.description.clone()),
+        Some(arguments),
+    );
+    listed.title = Some(prompt.title.clone());
+    listed
 }
 
 /// Whether the request comes from a client on the initialize lifecycle (before

@@ -18,6 +18,7 @@ pub mod kinds;
 pub mod known;
 pub mod load;
 pub mod model;
+pub mod prompts;
 pub mod requests;
 pub mod resolve;
 pub mod suggest;
@@ -39,6 +40,8 @@ pub struct Diagnostic {
     pub action: Option<String>,
     pub key: Option<String>,
     pub message: String,
+    /// What `action` names: an action, or a prompt (`prompts/`).
+    pub noun: &'static str,
 }
 
 impl Diagnostic {
@@ -48,6 +51,7 @@ impl Diagnostic {
             action: None,
             key: None,
             message,
+            noun: "action",
         }
     }
 
@@ -57,6 +61,15 @@ impl Diagnostic {
             action: Some(action.to_owned()),
             key: (!key.is_empty()).then(|| key.to_owned()),
             message,
+            noun: "action",
+        }
+    }
+
+    /// A problem in a prompt of `prompts/`, naming the prompt and the key.
+    pub fn prompt(file: &Path, prompt: &str, key: &str, message: String) -> Self {
+        Self {
+            noun: "prompt",
+            ..Self::action(file, prompt, key, message)
         }
     }
 }
@@ -76,9 +89,16 @@ impl fmt::Display for Diagnostic {
             .filter(|name| *name == requests::FOLDER)
             .map(|_| format!("{}/", requests::FOLDER))
             .unwrap_or_default();
-        write!(f, "actions/{folder}{file}")?;
+        // Prompts sit beside the actions, in `prompts/`.
+        let top = if self.file.parent().and_then(Path::file_name) == Some(prompts::FOLDER.as_ref())
+        {
+            prompts::FOLDER
+        } else {
+            "actions"
+        };
+        write!(f, "{top}/{folder}{file}")?;
         if let Some(action) = &self.action {
-            write!(f, ": action `{action}`")?;
+            write!(f, ": {} `{action}`", self.noun)?;
         }
         if let Some(key) = &self.key {
             write!(f, ": key `{key}`")?;
@@ -89,7 +109,28 @@ impl fmt::Display for Diagnostic {
 
 /// Reads, checks and generates the catalog in `actions_dir`: the formatted Rust source, or
 /// every problem of every file (what could not be read, then what is wrong in the rest).
+#[allow(
+    dead_code,
+    reason = "tests/codegen runs it on manifests without prompts"
+)]
 pub fn generate(actions_dir: &Path) -> Result<String, Vec<Diagnostic>> {
+    generate_checked(actions_dir, None).map(|(source, _)| source)
+}
+
+/// `generate`, and the prompts of `prompts_dir` checked against the same catalog: the
+/// Rust source and the prompts as JSON (`src/prompts/model.rs`).
+pub fn generate_with_prompts(
+    actions_dir: &Path,
+    prompts_dir: &Path,
+) -> Result<(String, String), Vec<Diagnostic>> {
+    generate_checked(actions_dir, Some(prompts_dir))
+        .map(|(source, prompts)| (source, prompts.unwrap_or_default()))
+}
+
+fn generate_checked(
+    actions_dir: &Path,
+    prompts_dir: Option<&Path>,
+) -> Result<(String, Option<String>), Vec<Diagnostic>> {
     let (manifest, mut diagnostics) = load::manifest(actions_dir);
     let Some(manifest) = manifest else {
         return Err(diagnostics);
@@ -101,15 +142,23 @@ pub fn generate(actions_dir: &Path) -> Result<String, Vec<Diagnostic>> {
             return Err(diagnostics);
         }
     };
+    let mut prompts = None;
     if diagnostics.is_empty() {
-        // Requests name actions; with some unreadable, they would be reported twice.
+        // Requests and prompts name actions; with some unreadable, they would be reported twice.
         diagnostics = requests::check(actions_dir, &catalog);
+        match prompts_dir.map(|dir| prompts::check(dir, &catalog)) {
+            Some(Ok(json)) => prompts = Some(json),
+            Some(Err(mut found)) => diagnostics.append(&mut found),
+            None => {}
+        }
     }
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
     let tokens = emit::catalog(&catalog);
-    write::format(tokens).map_err(|message| vec![Diagnostic::file(actions_dir, message)])
+    let source =
+        write::format(tokens).map_err(|message| vec![Diagnostic::file(actions_dir, message)])?;
+    Ok((source, prompts))
 }
 
 /// The build's report of `diagnostics`: one line per problem, grouped by file (in the order

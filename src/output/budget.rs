@@ -289,6 +289,22 @@ fn insert_before_steps(text: &mut String, note: &str) {
     *text = out;
 }
 
+/// The largest length each part may keep so that all of them fit in `room` (shorter parts
+/// whole, the longer ones cut to it), never below `floor`: a binary search over the cap.
+pub fn common_cap(lengths: &[usize], room: usize, floor: usize) -> usize {
+    let fits = |cap: usize| lengths.iter().map(|&l| l.min(cap)).sum::<usize>() <= room;
+    let (mut low, mut high) = (floor, lengths.iter().copied().max().unwrap_or(0));
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
 /// Fits Markdown into `room` bytes of JSON: the next steps stay whole; the longest
 /// blocks (paragraphs, code blocks, tables) are cut to a common length first.
 pub fn shrink(text: &str, room: usize) -> String {
@@ -299,17 +315,7 @@ pub fn shrink(text: &str, room: usize) -> String {
     }
     let blocks = blocks(head);
     let lengths: Vec<usize> = blocks.iter().map(|b| json_len(b)).collect();
-    // The largest per-block cap that fits: binary search over the cap.
-    let fits = |cap: usize| lengths.iter().map(|&l| l.min(cap)).sum::<usize>() <= room;
-    let (mut low, mut high) = (MIN_BLOCK, lengths.iter().copied().max().unwrap_or(0));
-    while low < high {
-        let mid = (low + high).div_ceil(2);
-        if fits(mid) {
-            low = mid;
-        } else {
-            high = mid - 1;
-        }
-    }
+    let low = common_cap(&lengths, room, MIN_BLOCK);
     let mut out = String::new();
     for (block, &length) in blocks.iter().zip(&lengths) {
         if json_len(&out) >= room {

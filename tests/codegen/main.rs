@@ -942,3 +942,109 @@ fn a_shown_once_secret_is_the_answer_of_a_write() {
         "actions/bookmark.yaml: type `Bookmark`: key `fields.pinned.secret`: unknown variant `once`, expected `shown_once`",
     );
 }
+
+/// Runs the generator on the real actions and one prompt file; the problems, if any.
+fn prompt_problems(name: &str, yaml: &str) -> Vec<String> {
+    let n = SCRATCH.fetch_add(1, Ordering::SeqCst);
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("prompts-{}-{n}", std::process::id()))
+        .join("prompts");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(scratch.join(format!("{name}.yaml")), yaml).unwrap();
+    let actions = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("actions");
+    let result = generator::generate_with_prompts(&actions, &scratch);
+    let _ = std::fs::remove_dir_all(scratch.parent().unwrap());
+    match result {
+        Ok(_) => Vec::new(),
+        Err(diagnostics) => diagnostics.iter().map(ToString::to_string).collect(),
+    }
+}
+
+#[test]
+fn the_real_prompts_are_checked() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let (_, prompts) =
+        generator::generate_with_prompts(&root.join("actions"), &root.join("prompts"))
+            .unwrap_or_else(|problems| {
+                panic!(
+                    "{}",
+                    problems
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            });
+    assert!(prompts.contains("\"review_merge_request\""));
+}
+
+/// A bad prompt is refused with every problem, each naming the file, the prompt and the key.
+#[test]
+fn a_bad_prompt_names_file_prompt_and_key() {
+    let problems = prompt_problems(
+        "broken",
+        r#"
+name: broken
+title: Broken
+description: Everything wrong at once.
+budget: 500
+arguments:
+  - name: project_id
+    description: The project.
+    required: true
+steps:
+  - id: mr
+    title: The merge request
+    action: merge_request.gett
+    params:
+      project_id: "{{ args.project_id }}"
+  - id: delete
+    title: Deleting
+    action: branch.delete
+    params:
+      project_id: "{{ args.project }}"
+      branch: main
+      force: true
+  - id: list
+    title: Listing
+    action: issue.list
+    limit: 3
+    params:
+      project_id: "{{ steps.later.text }}"
+  - id: later
+    title: Later
+    action: issue.list
+    params:
+      project_id: "{{ item.id }}"
+template: "{{ steps.mr.text }} {% if %}"
+"#,
+    );
+    let expected = [
+        "prompts/broken.yaml: prompt `broken`: key `budget`: 500 bytes is outside 2000..=100000",
+        "prompts/broken.yaml: prompt `broken`: key `steps[0].action`: no action `merge_request.gett` (did you mean `merge_request.get`?)",
+        "prompts/broken.yaml: prompt `broken`: key `steps[1].action`: `branch.delete` changes GitLab",
+        "prompts/broken.yaml: prompt `broken`: key `steps[1].params.force`: `branch.delete` has no parameter `force`",
+        "prompts/broken.yaml: prompt `broken`: key `steps[1].params.project_id`: `args.project` is not an argument of the prompt",
+        "prompts/broken.yaml: prompt `broken`: key `steps[2].for_each`: `limit` and `label` are for a step with `for_each`",
+        "prompts/broken.yaml: prompt `broken`: key `steps[2].params.project_id`: `steps.later` is not a step before this point (steps so far: mr, delete)",
+        "prompts/broken.yaml: prompt `broken`: key `steps[3].params.project_id`: `item` exists only in a step with `for_each`",
+        "prompts/broken.yaml: prompt `broken`: key `template`: not a template",
+    ];
+    for line in expected {
+        assert!(
+            problems.iter().any(|p| p.starts_with(line)),
+            "missing {line:?} in\n{}",
+            problems.join("\n")
+        );
+    }
+    let unknown_key = prompt_problems(
+        "typo",
+        "name: typo\ntitle: T\ndescription: D\nbudget: 4000\nsteps: []\ntemplate: x\nbugdet: 3\n",
+    );
+    assert!(
+        unknown_key[0]
+            .starts_with("prompts/typo.yaml: prompt `typo`: key `bugdet`: unknown field `bugdet`"),
+        "{unknown_key:?}"
+    );
+}

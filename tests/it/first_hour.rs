@@ -105,7 +105,10 @@ fn ordinary_requests_the_server_does_not_offer_get_method_not_found_without_a_wa
         "clientInfo": {"name": "test", "version": "1"}}}),
     );
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list", "params": {}}));
+    // Logging is deprecated in 2026-07-28 and not offered.
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}}),
+    );
     send(
         json!({"jsonrpc": "2.0", "id": 3, "method": "completion/complete", "params": {
         "ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}}}),

@@ -18,6 +18,7 @@ mod mcp;
 mod paths;
 mod policy;
 mod process;
+mod prompts;
 mod properties;
 mod protocol;
 mod reads;
