@@ -20,6 +20,7 @@ macro_rules! say {
 pub mod call;
 pub mod catalog;
 pub mod cli;
+pub mod complete;
 pub mod config;
 pub mod demo;
 pub mod dispatch;

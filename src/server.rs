@@ -3,7 +3,8 @@
 //! It turns `tools/list` into the surface's tools, `tools/call` into a `Route` for the
 //! dispatcher, an `Outcome` into a `CallToolResult` (Markdown text with its annotation,
 //! `structuredContent`, the resource link, `isError`), and serves the catalog and entity
-//! resources. GitLab failures are always tool results, never JSON-RPC errors.
+//! resources, the workflow prompts (`prompts.rs`) and completions (`complete.rs`). GitLab
+//! failures are always tool results, never JSON-RPC errors.
 //!
 //! Over stdio every request runs with the process's dispatcher, and no request waits for
 //! fitting longer than `fit::GRACE` (the dynamic surface's `tools/list` not at all): until
@@ -16,13 +17,14 @@
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    EmbeddedResource, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscriptionFilter,
-    TextContent, Tool,
+    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, CompletionInfo, ContentBlock, EmbeddedResource, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    Prompt, PromptArgument, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, TextContent,
+    Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -57,6 +59,8 @@ struct Inner {
     /// A client on the initialize lifecycle that listed tools, to tell when they change
     /// (2026-07-28 clients subscribe with `subscriptions/listen` instead).
     listener: OnceLock<Peer<RoleServer>>,
+    /// Recent `completion/complete` answers, per token.
+    completions: crate::complete::Completions,
 }
 
 /// Whose credentials a request runs with.
@@ -131,6 +135,7 @@ impl GitlabServer {
                 capability,
                 vocabulary: vocabulary(kind),
                 listener: OnceLock::new(),
+                completions: crate::complete::Completions::default(),
             }),
         }
     }
@@ -365,9 +370,15 @@ impl ServerHandler for GitlabServer {
         } else {
             capabilities
         };
-        ServerConfig::new(capabilities.enable_resources().enable_prompts().build())
-            .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions())
+        ServerConfig::new(
+            capabilities
+                .enable_resources()
+                .enable_prompts()
+                .enable_completions()
+                .build(),
+        )
+        .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.instructions())
     }
 
     async fn list_tools(
@@ -536,6 +547,73 @@ impl ServerHandler for GitlabServer {
         }
     }
 
+    /// Values for a prompt's argument (as its YAML declares) or a resource template's
+    /// parameter (by its name): at most ten, one GitLab call, kept briefly per token.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let serving = self.serving(&context, Wait::Grace).await?;
+        let name = &request.argument.name;
+        let (kind, titled) = match &request.r#ref {
+            Reference::Prompt(reference) => {
+                let prompt = crate::prompts::find(&reference.name)
+                    .filter(|prompt| crate::prompts::offered(prompt, serving.view.policy()))
+                    .ok_or_else(|| {
+                        McpError::invalid_params(
+                            format!("Unknown prompt: {}", reference.name),
+                            None,
+                        )
+                    })?;
+                let argument = prompt.arguments.iter().find(|a| a.name == *name);
+                (argument.and_then(|a| a.complete), true)
+            }
+            Reference::Resource(reference) if reference.uri == resources::ACTION_TEMPLATE => {
+                let values =
+                    crate::complete::action_ids(serving.view.policy(), &request.argument.value);
+                return Ok(completed(values));
+            }
+            Reference::Resource(reference) => {
+                let offered = self.inner.capability == CapabilitySurface::Full
+                    && serving
+                        .view
+                        .templates()
+                        .iter()
+                        .any(|t| t.uri == reference.uri);
+                if !offered {
+                    return Err(McpError::invalid_params(
+                        format!("No resource template {} on this server.", reference.uri),
+                        None,
+                    ));
+                }
+                (crate::complete::parameter_kind(name), false)
+            }
+            // A kind of reference this version does not know: nothing to offer.
+            _ => (None, false),
+        };
+        let Some(kind) = kind else {
+            return Ok(completed(crate::complete::Values::default()));
+        };
+        let chosen = request
+            .context
+            .and_then(|c| c.arguments)
+            .unwrap_or_default();
+        let values = self
+            .scoped(
+                &serving.dispatcher,
+                self.inner.completions.complete(
+                    &serving.dispatcher,
+                    kind,
+                    &request.argument.value,
+                    &chosen,
+                    titled,
+                ),
+            )
+            .await;
+        Ok(completed(values))
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -621,6 +699,13 @@ impl ServerHandler for GitlabServer {
         let contents = ResourceContents::text(text, uri).with_mime_type("application/json");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
+}
+
+/// The MCP answer for completed values.
+fn completed(values: crate::complete::Values) -> CompleteResult {
+    let mut info = CompletionInfo::new(values.values).unwrap_or_default();
+    info.has_more = Some(values.has_more);
+    CompleteResult::new(info)
 }
 
 /// A prompt as `prompts/list` shows it.

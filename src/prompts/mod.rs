@@ -133,6 +133,19 @@ fn read_arguments(
             Value::Null => String::new(),
             other => other.to_string(),
         };
+        // A completed number comes with its title (`42: Add rate limiting`).
+        let numbered = prompt.arguments.iter().any(|a| {
+            a.name == *name
+                && matches!(
+                    a.complete,
+                    Some(Completion::MergeRequest | Completion::Issue | Completion::Pipeline)
+                )
+        });
+        let text = if numbered {
+            crate::complete::leading_number(&text).to_owned()
+        } else {
+            text
+        };
         if !text.is_empty() {
             args.insert(name.clone(), Value::String(text));
         }

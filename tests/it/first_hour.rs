@@ -110,8 +110,8 @@ fn ordinary_requests_the_server_does_not_offer_get_method_not_found_without_a_wa
         json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}}),
     );
     send(
-        json!({"jsonrpc": "2.0", "id": 3, "method": "completion/complete", "params": {
-        "ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {
+        "uri": "gitlab://tools"}}),
     );
     let mut answers = Vec::new();
     while answers.len() < 3 {

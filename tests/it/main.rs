@@ -4,6 +4,7 @@
 
 mod support;
 
+mod completions;
 mod deploy;
 mod errors;
 mod faults;

@@ -1,6 +1,7 @@
 // The built gitlab-mcp binary's workflow prompts, driven by the official MCP TypeScript SDK
-// over stdio: prompts/list shows every prompt with its arguments, and prompts/get renders
-// each on the sandbox within its stated budget, ending with what it left out.
+// over stdio: prompts/list shows every prompt with its arguments, prompts/get renders each
+// on the sandbox within its stated budget, ending with what it left out, and
+// completion/complete offers project paths and the chosen project's branches.
 //
 // Run from this folder: `npm test`. GITLAB_MCP_BIN names the binary (default: the debug build).
 
@@ -55,6 +56,22 @@ test("prompts list and render through the TypeScript SDK", async () => {
       assert.ok(budget > 0, `${name} states its budget`);
       assert.ok(Buffer.byteLength(text) <= budget, `${name}: ${Buffer.byteLength(text)} bytes over ${budget}`);
     }
+    // completion/complete: project paths as typed, then the chosen project's branches.
+    assert.ok(client.getServerCapabilities().completions, "the server declares completions");
+    const projects = await client.complete({
+      ref: { type: "ref/prompt", name: "review_merge_request" },
+      argument: { name: "project_id", value: "acme/pla" },
+    });
+    assert.ok(projects.completion.values.includes("acme/platform/api"), projects.completion.values.join());
+    assert.ok(projects.completion.values.every((v) => v.startsWith("acme/platform/")));
+    const branches = await client.complete({
+      ref: { type: "ref/prompt", name: "what_changed" },
+      argument: { name: "from", value: "docs/" },
+      context: { arguments: { project_id: "acme/platform/api" } },
+    });
+    const values = branches.completion.values;
+    assert.ok(values.length >= 2 && values.length <= 10, values.join());
+    assert.ok(values.every((v) => v.startsWith("docs/")), values.join());
     await assert.rejects(
       client.getPrompt({ name: "review_merge_request", arguments: { project_id: "acme/platform/api" } }),
       /merge_request_iid/,
