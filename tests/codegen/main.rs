@@ -1048,3 +1048,46 @@ template: "{{ steps.mr.text }} {% if %}"
         "{unknown_key:?}"
     );
 }
+
+/// An `/admin/...` path is the resource's own domain (not the domain of another `/admin`
+/// path), administrators only: the draft requires an administrator, its snapshot runs with
+/// `--sandbox-admin`, and its request lines name no project.
+#[test]
+fn scaffold_drafts_an_administrators_action_and_it_builds() {
+    let root = scaffold_root("tests/codegen/actions");
+    let drafts = scaffold_into(&root, "GET /admin/batched_background_migrations", false);
+    assert_eq!(drafts.id, "batched_background_migration.list");
+    let domain =
+        std::fs::read_to_string(root.join("actions/batched_background_migration.yaml")).unwrap();
+    for expected in [
+        "    path: /admin/batched_background_migrations\n",
+        "    output: {type: BatchedBackgroundMigration, list: batched_background_migrations}\n",
+        "    requires: {admin: true}\n",
+        "    example: {}",
+    ] {
+        assert!(domain.contains(expected), "{expected:?} in\n{domain}");
+    }
+    let toml =
+        std::fs::read_to_string(root.join("tests/cmd/batched_background_migration.list.toml"))
+            .unwrap();
+    assert!(toml.contains(r#"args = ["--sandbox", "--sandbox-admin", "call", "batched_background_migration.list", "--structured"]"#), "{toml}");
+    let requests = std::fs::read_to_string(root.join("actions/requests/team.tsv")).unwrap();
+    assert!(
+        requests.contains(
+            "# list the batched background migrations\tbatched_background_migration.list\tplain\n"
+        ),
+        "{requests}"
+    );
+    let records: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            root.join("src/sandbox/seed/records/batched_background_migrations.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(records["collection"], "admin/batched_background_migrations");
+    assert_eq!(records["spec"]["parents"], serde_json::json!([]));
+    let code = generated(&root);
+    assert!(code.contains("\"batched_background_migration.list\""));
+    let _ = std::fs::remove_dir_all(&root);
+}

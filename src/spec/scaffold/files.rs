@@ -235,17 +235,24 @@ impl Drafts {
         self.add("actions/requests/team.tsv", Edit::Append, text);
     }
 
-    /// The snapshot case: the example call, with empty expected output to fill in.
-    pub fn snapshot(&mut self, id: &str, args: &[String]) {
-        let mut list = vec![
-            "\"--sandbox\"".to_owned(),
-            "\"call\"".to_owned(),
-            format!("{id:?}"),
-        ];
+    /// The snapshot case: the example call, with empty expected output to fill in; an
+    /// administrators' action runs with `--sandbox-admin`, as its example does.
+    pub fn snapshot(&mut self, id: &str, title: &str, args: &[String], admin: bool) {
+        let mut list = vec!["\"--sandbox\"".to_owned()];
+        if admin {
+            list.push("\"--sandbox-admin\"".to_owned());
+        }
+        list.extend(["\"call\"".to_owned(), format!("{id:?}")]);
         list.extend(args.iter().map(|arg| format!("{arg:?}")));
         list.push("\"--structured\"".to_owned());
+        let who = match admin {
+            true => {
+                "# Administrators only: it runs with `--sandbox-admin`, alice an administrator.\n"
+            }
+            false => "",
+        };
         let toml = format!(
-            "# {id}: the example call on a fresh sandbox: Markdown, then structure.\nbin.name = \"gitlab-mcp\"\n# Exact bytes: no path normalisation, which would turn `\\n` in JSON into `/n`.\nbinary = true\nargs = [{}]\n",
+            "# {id}: {title}. The example call on a fresh sandbox: Markdown, then structure.\n{who}bin.name = \"gitlab-mcp\"\n# Exact bytes: no path normalisation, which would turn `\\n` in JSON into `/n`.\nbinary = true\nargs = [{}]\n",
             list.join(", ")
         );
         self.add(format!("tests/cmd/{id}.toml"), Edit::Create, toml);
@@ -287,7 +294,7 @@ impl Drafts {
         }
         let _ = writeln!(
             out,
-            "Then: cargo build, cargo run -- --sandbox call {} ..., cargo run -- docs, and the tests actions/README.md lists.",
+            "Then the loop of actions/README.md (\"Adding an action\"): cargo check, spec-check, cargo run -- --sandbox call {} ..., the snapshot, cargo run -- docs, and the focused tests it lists.",
             self.id
         );
         out

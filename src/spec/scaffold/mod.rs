@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::{Operation, Parameter, Schemas, Spec, shape, spec_shapes};
 pub use files::Drafts;
-use naming::{is_param, past, plural_of, singular, title};
+use naming::{is_admin, is_param, past, plural_of, singular, title};
 
 /// What the drafts are made from besides the spec: the tree they are for (its manifest's
 /// conventions, types and records) and, optionally, GitLab's response schemas.
@@ -299,6 +299,12 @@ fn draft(
         out,
         "    safety: {{read_only: {read_only}, destructive: {destructive}, idempotent: {idempotent}}}"
     );
+    // `/admin/...` answers administrators only: fitting hides it from anyone else, and its
+    // example and snapshot run with `--sandbox-admin`.
+    let admin = is_admin(&segments);
+    if admin {
+        let _ = writeln!(out, "    requires: {{admin: true}}");
+    }
     let example: Vec<(String, String)> = params
         .iter()
         .filter(|p| p.location == "path" || p.source.required)
@@ -384,6 +390,11 @@ fn draft(
         .map(|(_, v)| v.trim_matches('"').to_owned())
         .unwrap_or_default();
     let phrasings = match action.rsplit('_').next() {
+        Some("list") if place.is_empty() => [
+            format!("list the {object}"),
+            format!("show me all {object}"),
+            format!("which {object} are there"),
+        ],
         Some("list") => [
             format!("list the {object} of {place}"),
             format!("show me {place}'s {object}"),
@@ -408,9 +419,9 @@ fn draft(
         .iter()
         .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
         .collect();
-    drafts.snapshot(&id, &args);
+    drafts.snapshot(&id, &title(&domain, &action), &args, admin);
     review.push(format!(
-        "snapshot: `TRYCMD=overwrite cargo test --test cli -- {id}` fills tests/cmd/{id}.stdout; read it as product output (the .stderr stays empty)"
+        "snapshot: `TRYCMD=overwrite CLI_CASES={id},cli-catalog cargo test --test cli` fills tests/cmd/{id}.stdout and adds the action to the catalog's listing (cli-catalog.stdout); read both as product output (the .stderr stays empty)"
     ));
     drafts.review = review;
     drafts

@@ -30,7 +30,16 @@ pub fn suggested_id(method: &str, segments: &[&str], known: &[Known]) -> (String
     let scoped = segments.len() >= 2
         && matches!(segments[0], "projects" | "groups" | "users")
         && is_param(segments[1]);
-    let start = if scoped { 2 } else { 0 };
+    // `/admin/...` is the instance's side of a resource: the resource names the domain
+    // (`/admin/batched_background_migrations` is not `ci_variable`'s, though
+    // `/admin/ci/variables` is).
+    let start = if scoped {
+        2
+    } else if is_admin(segments) {
+        1
+    } else {
+        0
+    };
     let shape = |segments: &[&str]| -> Vec<String> {
         segments
             .iter()
@@ -103,6 +112,11 @@ pub fn suggested_id(method: &str, segments: &[&str], known: &[Known]) -> (String
     unique(domain, words.join("_"), segments, known)
 }
 
+/// Whether the path is an administrators' one (`/admin/...`).
+pub fn is_admin(segments: &[&str]) -> bool {
+    segments.len() >= 2 && segments[0] == "admin"
+}
+
 /// The verb a method implies: on a collection or an item, `list`, `get`, `create`,
 /// `update`, `delete`; on a singleton, `get` or `update`.
 fn verb(method: &str, ends_in_param: bool, collection: bool) -> String {
@@ -135,7 +149,11 @@ fn unique(domain: String, name: String, segments: &[&str], known: &[Known]) -> (
         .iter()
         .any(|k| k.domain == domain && k.name == name && k.shape != shape);
     if taken && segments.len() >= 2 {
-        let scope = singular(segments[0]);
+        // The catalog calls the administrators' side of a resource the instance's.
+        let scope = match is_admin(segments) {
+            true => "instance".to_owned(),
+            false => singular(segments[0]),
+        };
         return (domain, format!("{scope}_{name}"));
     }
     (domain, name)
@@ -271,6 +289,7 @@ mod tests {
             ("webhook", "list", "/projects/{}/hooks"),
             ("merge_request", "list", "/projects/{}/merge_requests"),
             ("badge", "list", "/groups/{}/badges"),
+            ("ci_variable", "instance_list", "/admin/ci/variables"),
         ]
         .into_iter()
         .map(|(domain, name, path)| Known {
@@ -338,6 +357,16 @@ mod tests {
             ("GET", "/projects/{id}", "project.get"),
             ("GET", "/projects", "project.list"),
             ("GET", "/user", "user.get"),
+            (
+                "GET",
+                "/admin/batched_background_migrations",
+                "batched_background_migration.list",
+            ),
+            (
+                "GET",
+                "/admin/batched_background_migrations/{id}",
+                "batched_background_migration.get",
+            ),
         ] {
             assert_eq!(id(method, path), expected, "{method} {path}");
         }
