@@ -1062,6 +1062,9 @@ fn scaffold_drafts_an_administrators_action_and_it_builds() {
     for expected in [
         "    path: /admin/batched_background_migrations\n",
         "    output: {type: BatchedBackgroundMigration, list: batched_background_migrations}\n",
+        "  Batched background migrations of the instance (administrators only): ",
+        "      List batched background migrations. Narrow it with `database`.\n",
+        "        description: \"The name of the database, the default `main`\"\n",
         "    requires: {admin: true}\n",
         "    example: {}",
     ] {

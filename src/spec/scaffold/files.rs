@@ -184,8 +184,16 @@ impl Drafts {
         });
     }
 
-    /// The action (and its new type) in the domain's file, or a new domain file.
-    pub fn action(&mut self, domain: &str, exists: bool, action: String, ty: Option<String>) {
+    /// The action (and its new type) in the domain's file, or a new domain file whose
+    /// description says whose things they are (`of a project`, `of the instance`).
+    pub fn action(
+        &mut self,
+        domain: &str,
+        owner: &str,
+        exists: bool,
+        action: String,
+        ty: Option<String>,
+    ) {
         let path = format!("actions/{domain}.yaml");
         if exists {
             self.add(&path, Edit::AddAction, action);
@@ -196,7 +204,7 @@ impl Drafts {
         }
         let words = plural_of(&domain.replace('_', " "));
         let mut text = format!(
-            "domain: {domain}\ntitle: {}\ndescription: >\n  {} of a project: what they are and what can be done with them.\n\nactions:\n{action}",
+            "domain: {domain}\ntitle: {}\ndescription: >\n  {} {owner}: what they are and what can be done with them.\n\nactions:\n{action}",
             capitalised(&words),
             capitalised(&words),
         );

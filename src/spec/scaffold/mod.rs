@@ -324,8 +324,16 @@ fn draft(
     }
 
     let mut drafts = Drafts::new(id.clone());
+    let owner = match segments.first() {
+        Some(&"projects") => "of a project",
+        Some(&"groups") => "of a group",
+        Some(&("users" | "user")) => "of a user",
+        _ if admin => "of the instance (administrators only)",
+        _ => "on GitLab",
+    };
     drafts.action(
         &domain,
+        owner,
         tree.has_domain(&domain),
         out,
         new_type.as_ref().map(entity::DraftType::yaml),
@@ -474,8 +482,15 @@ fn description(operation: &Operation, domain: &str, action: &str, params: &[Draf
 /// GitLab's third person as the catalog's imperative: "Gets a list of project badges" →
 /// "List project badges", "Adds a badge" → "Add a badge".
 fn imperative(text: &str) -> String {
-    if let Some(rest) = text.strip_prefix("Gets a list of ") {
-        return format!("List {rest}");
+    for list in [
+        "Gets a list of ",
+        "Get a list of ",
+        "Get the list of ",
+        "Lists all ",
+    ] {
+        if let Some(rest) = text.strip_prefix(list) {
+            return format!("List {rest}");
+        }
     }
     let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
     let verb = match first {
@@ -500,6 +515,8 @@ fn param_description(param: &DraftParam) -> String {
         said
     };
     match &param.source.default {
+        // GitLab's words say it already ("the default `main`").
+        Some(_) if said.contains("default") => said,
         Some(default) => format!(
             "{} (GitLab's default: {}).",
             said.trim_end_matches('.'),
