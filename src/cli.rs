@@ -422,7 +422,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(serve) => {
             // Before anything that takes time: a signal during start-up stops the server.
             let stop = Stop::listen();
-            if let Some(settings) = serve.http.settings(options.connection.max_message_bytes)? {
+            if let Some(settings) = serve
+                .http
+                .settings(options.connection.max_message_bytes, options.read_only)?
+            {
                 serve_http(&options, settings, stop).await?;
                 return Ok(ExitCode::SUCCESS);
             }

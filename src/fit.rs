@@ -3,7 +3,7 @@
 //!
 //! At startup (unless switched off) the server asks GitLab for its edition and version
 //! (`/metadata`, or `/version` on older instances), the token's scopes
-//! (`/personal_access_tokens/self`) and whether the user is an administrator (`/user`).
+//! (`/personal_access_tokens/self`, or `/oauth/token/info` for an OAuth token) and whether the user is an administrator (`/user`).
 //! Each action's `requires` is then held to what was learned, and the policy hides, from
 //! every surface, from find and from the catalog resources, whatever would only fail. What
 //! could not be learned hides nothing: a failed detection keeps the full catalog, and the
@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::catalog::{Action, Tier, TokenScope};
-use crate::gitlab::{ErrorKind, GitlabClient, GitlabError, Method, Request};
+use crate::gitlab::{AuthKind, ErrorKind, GitlabClient, GitlabError, Method, Request};
 
 /// What was learned about the instance and the token.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -210,11 +210,18 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
                 .and_then(|response| response.value())
         }
     };
-    let (metadata, token, user) = tokio::join!(
-        get("/metadata"),
-        get("/personal_access_tokens/self"),
-        get("/user")
-    );
+    // An OAuth token's scopes are in GitLab's description of it; other tokens' in `self`.
+    let token = async {
+        if client.settings().auth == AuthKind::Oauth {
+            client
+                .send_by(Request::oauth_token_info(), deadline)
+                .await
+                .and_then(|response| response.value())
+        } else {
+            get("/personal_access_tokens/self").await
+        }
+    };
+    let (metadata, token, user) = tokio::join!(get("/metadata"), token, get("/user"));
     let mut fit = Fit::default();
     let mut failures = Vec::new();
     match metadata {
@@ -230,7 +237,9 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
     }
     match token {
         Ok(token) => {
-            fit.scopes = token.get("scopes").and_then(Value::as_array).map(|scopes| {
+            // `scope` in an OAuth token's description (GitLab 15 and later send `scopes` too).
+            let scopes = token.get("scopes").or_else(|| token.get("scope"));
+            fit.scopes = scopes.and_then(Value::as_array).map(|scopes| {
                 scopes
                     .iter()
                     .filter_map(Value::as_str)
@@ -238,7 +247,7 @@ pub async fn detect(client: &GitlabClient) -> Result<Fit, String> {
                     .collect()
             });
         }
-        // OAuth and job tokens have no `self`: their scopes stay unknown.
+        // Job tokens have neither: their scopes stay unknown.
         Err(error) => failures.push(format!("token scopes: {}", failure(&error))),
     }
     match user {

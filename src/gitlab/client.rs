@@ -275,6 +275,14 @@ impl GitlabClient {
                     .strip_suffix("/v4")
                     .unwrap_or(&self.inner.api)
             ),
+            // The OAuth provider sits at the instance's root: `<GITLAB_URL>/oauth/...`.
+            Api::Oauth => format!(
+                "{}{target}",
+                self.inner
+                    .api
+                    .strip_suffix("/api/v4")
+                    .unwrap_or(&self.inner.api)
+            ),
         };
         // What nginx or Puma in front of GitLab would refuse (or drop) is not sent.
         let origin = url.find("://").map_or(0, |scheme| {

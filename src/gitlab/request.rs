@@ -72,7 +72,8 @@ pub struct Request {
 }
 
 /// GitLab's two APIs: REST under `/api/v4`, and GraphQL at `/api/graphql`, where every
-/// request is a `POST` of `{operationName, query, variables}`.
+/// request is a `POST` of `{operationName, query, variables}`; and its OAuth provider
+/// beside them, at `/oauth/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Api {
     Rest,
@@ -80,6 +81,8 @@ pub enum Api {
         /// A query (not a mutation): it changes nothing, so it may be sent again.
         query: bool,
     },
+    /// The instance's OAuth endpoints (`<GITLAB_URL>/oauth/...`).
+    Oauth,
 }
 
 /// A file sent in a `multipart/form-data` body, under the form field `field`.
@@ -306,6 +309,21 @@ impl Request {
             upload: None,
             raw: false,
             api: Api::Graphql { query },
+        }
+    }
+
+    /// `GET <GITLAB_URL>/oauth/token/info`: what GitLab says of the OAuth token the request
+    /// carries (its application, scopes and remaining lifetime); 401 for a token that is
+    /// not a live OAuth token.
+    pub fn oauth_token_info() -> Self {
+        Self {
+            segments: vec![
+                Segment::Literal("oauth"),
+                Segment::Literal("token"),
+                Segment::Literal("info"),
+            ],
+            api: Api::Oauth,
+            ..Self::new(Method::Get)
         }
     }
 

@@ -30,6 +30,7 @@ use axum::http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 use serde_json::json;
 
 use super::limit::{Limiter, Recent};
+use super::oauth::Resource;
 use super::settings::{
     Allowed, HttpSettings, OriginRule, default_port, instance_key, split_host_port,
 };
@@ -50,7 +51,7 @@ const ADDRESS_FAILURE_FACTOR: u32 = 3;
 const MAX_TOKEN_BYTES: usize = 1024;
 
 /// JSON-RPC codes of the refusals (-32000 to -32099 are the server's own).
-const UNAUTHORIZED: i64 = -32001;
+pub(super) const UNAUTHORIZED: i64 = -32001;
 const FORBIDDEN: i64 = -32003;
 const RATE_LIMITED: i64 = -32029;
 const TOO_LARGE: i64 = -32600;
@@ -70,6 +71,8 @@ pub struct Gate {
     failures: Option<Limiter>,
     /// Tokens GitLab accepted within `FAILURE_WINDOW`: never held back by their address.
     accepted: Recent,
+    /// Sign-in with GitLab, when the operator lists OAuth applications.
+    oauth: Option<Resource>,
 }
 
 /// A request that may go on to rmcp, and what to check when its answer is ready.
@@ -110,6 +113,15 @@ impl Gate {
                 .saturating_mul(ADDRESS_FAILURE_FACTOR),
             FAILURE_WINDOW,
         );
+        let oauth = settings.oauth.as_ref().map(|oauth| {
+            Resource::new(
+                &oauth.public_url,
+                gitlab.base_url(),
+                settings.read_only,
+                oauth.apps.clone(),
+                oauth.only,
+            )
+        });
         Self {
             settings,
             default,
@@ -119,7 +131,13 @@ impl Gate {
             rejected,
             failures,
             accepted: Recent::new(FAILURE_WINDOW),
+            oauth,
         }
+    }
+
+    /// This server as an OAuth protected resource, when sign-in with GitLab is on.
+    pub fn oauth(&self) -> Option<&Resource> {
+        self.oauth.as_ref()
     }
 
     /// Runs every check; the refusal is the response to send (the refused request's body
@@ -145,6 +163,18 @@ impl Gate {
                     .shared
                     .as_ref()
                     .is_some_and(|shared| shared.same_as(&client));
+                // Sign-in with GitLab: a Bearer token is an OAuth token of an accepted
+                // application, with the scope, before anything else is done with it.
+                if let Some(oauth) = &self.oauth
+                    && own_token
+                    && client.settings().auth == AuthKind::Oauth
+                    && let Err((refusal, rejected)) = oauth.check(&client).await
+                {
+                    if rejected {
+                        self.judged(address, &client, TokenVerdict::Rejected);
+                    }
+                    return Err(self.refusing(request, refusal).await);
+                }
                 let request = self.read_body(request).await?;
                 Ok(Admitted {
                     request,
@@ -153,16 +183,23 @@ impl Gate {
                     own_token,
                 })
             }
-            Err(mut refusal) => {
-                if !self.drain(request).await {
-                    // Unread bytes would reset the connection under the answer.
-                    refusal
-                        .headers_mut()
-                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                }
-                Err(refusal)
-            }
+            Err(refusal) => Err(self.refusing(request, refusal).await),
         }
+    }
+
+    /// A refusal, sent after the refused request's body was read and dropped.
+    async fn refusing(
+        &self,
+        request: Request<Body>,
+        mut refusal: Box<Response<Body>>,
+    ) -> Box<Response<Body>> {
+        if !self.drain(request).await {
+            // Unread bytes would reset the connection under the answer.
+            refusal
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        refusal
     }
 
     /// The checks on the head: the caller's client, `None` for a method rmcp refuses anyway.
@@ -338,19 +375,24 @@ impl Gate {
 
     /// The client for this request's caller, and the key of its rate limit.
     fn credentials(&self, headers: &HeaderMap) -> Result<GitlabClient, Box<Response<Body>>> {
-        let unauthorized = |message: &str| {
+        // RFC 6750 §3.1: no error code when no credentials were sent.
+        let challenge = |error: Option<&str>| match &self.oauth {
+            Some(oauth) => oauth.challenge(error),
+            None => HeaderValue::from_static("Bearer realm=\"gitlab-mcp\""),
+        };
+        let refused = |message: &str, error: Option<&str>| {
             let mut response = refuse(
                 StatusCode::UNAUTHORIZED,
                 UNAUTHORIZED,
                 message.to_owned(),
                 None,
             );
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"gitlab-mcp\""),
-            );
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, challenge(error));
             response
         };
+        let unauthorized = |message: &str| refused(message, Some("invalid_request"));
         let instance = match headers.get(GITLAB_URL_HEADER) {
             None => None,
             Some(value) => Some(self.instance(value)?),
@@ -361,6 +403,12 @@ impl Gate {
             (Some(_), Some(_)) => {
                 return Err(unauthorized(
                     "Send one credential: PRIVATE-TOKEN or Authorization: Bearer, not both.",
+                ));
+            }
+            (Some(_), None) if self.oauth.as_ref().is_some_and(Resource::only) => {
+                return Err(refused(
+                    "This server accepts only sign-in with GitLab (OAuth), not personal access tokens: your MCP client signs you in from this answer's WWW-Authenticate header.",
+                    None,
                 ));
             }
             (Some(value), None) => (value, AuthKind::PrivateToken),
@@ -374,13 +422,26 @@ impl Gate {
                         "The Authorization header must be `Bearer <GitLab token>`.",
                     ));
                 };
+                if self.oauth.is_some() && instance.is_some_and(|i| !i.same_as(&self.default)) {
+                    return Err(refuse(
+                        StatusCode::FORBIDDEN,
+                        FORBIDDEN,
+                        "An OAuth token of this server is for GITLAB_URL only: X-GitLab-URL may name another GitLab with a PRIVATE-TOKEN.".to_owned(),
+                        None,
+                    ));
+                }
                 return self.caller(instance, token.trim(), AuthKind::Oauth, &unauthorized);
             }
             (None, None) => {
                 return match (&self.shared, instance) {
                     (Some(shared), None) => Ok(shared.clone()),
-                    _ => Err(unauthorized(
-                        "This server needs your GitLab token on every request: send `PRIVATE-TOKEN: <token>` or `Authorization: Bearer <token>`.",
+                    _ => Err(refused(
+                        if self.oauth.is_some() {
+                            "This server needs your GitLab token on every request: sign in with GitLab (your MCP client does it from this answer's WWW-Authenticate header), or send `PRIVATE-TOKEN: <token>`."
+                        } else {
+                            "This server needs your GitLab token on every request: send `PRIVATE-TOKEN: <token>` or `Authorization: Bearer <token>`."
+                        },
+                        None,
                     )),
                 };
             }

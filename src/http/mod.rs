@@ -12,6 +12,7 @@
 
 mod gate;
 mod limit;
+mod oauth;
 pub mod settings;
 
 use std::convert::Infallible;
@@ -32,7 +33,7 @@ use tokio::net::TcpStream;
 use tokio::sync::{Semaphore, watch};
 
 pub use gate::{FAILURE_WINDOW, GITLAB_URL_HEADER};
-pub use settings::{HttpOptions, HttpSettings};
+pub use settings::{HttpOptions, HttpSettings, OAuthSettings};
 
 use crate::gitlab::GitlabClient;
 use crate::server::GitlabServer;
@@ -206,10 +207,29 @@ async fn refuse_connection(stream: TcpStream) {
 }
 
 async fn route(shared: &Shared, peer: SocketAddr, request: Request<Body>) -> Response<Body> {
-    match (request.uri().path(), request.method()) {
-        ("/mcp", _) => mcp_endpoint(shared, peer, request).await,
-        ("/health", &Method::GET | &Method::HEAD) => health(),
-        ("/health", _) => {
+    let path = request.uri().path();
+    let readable = matches!(request.method(), &Method::GET | &Method::HEAD);
+    // Sign-in with GitLab: the protected-resource metadata (read by browser-based clients
+    // too), and how to connect.
+    if let Some(oauth) = shared.gate.oauth()
+        && readable
+    {
+        if oauth.is_metadata_path(path) {
+            let mut response = oauth.metadata();
+            response.headers_mut().insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+            return response;
+        }
+        if path == "/" {
+            return oauth.documentation();
+        }
+    }
+    match path {
+        "/mcp" => mcp_endpoint(shared, peer, request).await,
+        "/health" if readable => health(),
+        "/health" => {
             let mut response = Response::new(Body::empty());
             *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
             response
@@ -217,12 +237,14 @@ async fn route(shared: &Shared, peer: SocketAddr, request: Request<Body>) -> Res
                 .insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
             response
         }
-        _ => {
-            let mut response = Response::new(Body::empty());
-            *response.status_mut() = StatusCode::NOT_FOUND;
-            response
-        }
+        _ => not_found(),
     }
+}
+
+fn not_found() -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
 }
 
 fn health() -> Response<Body> {

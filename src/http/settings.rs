@@ -97,6 +97,28 @@ pub struct HttpOptions {
         value_parser = read_timeout
     )]
     pub read_timeout: Duration,
+
+    /// Sign-in with GitLab: the ids (client ids) of the GitLab OAuth applications whose
+    /// tokens this server accepts, comma-separated. Turns on OAuth: the server publishes
+    /// protected-resource metadata naming GITLAB_URL as its authorization server, and
+    /// answers a request without a token 401 with a challenge that points at it.
+    #[arg(
+        long,
+        env = "GITLAB_MCP_OAUTH_APPS",
+        default_value = "",
+        hide_default_value = true,
+        value_name = "IDS"
+    )]
+    pub oauth_apps: String,
+
+    /// This server's address as clients reach it (`https://mcp.example.com`): the OAuth
+    /// resource is its `/mcp`. Needed with --oauth-apps.
+    #[arg(long, env = "GITLAB_MCP_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+
+    /// With --oauth-apps: accept only sign-in with GitLab, not personal access tokens.
+    #[arg(long, env = "GITLAB_MCP_OAUTH_ONLY", value_parser = BoolishValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false")]
+    pub oauth_only: bool,
 }
 
 fn read_timeout(text: &str) -> Result<Duration, String> {
@@ -128,6 +150,21 @@ pub struct HttpSettings {
     pub max_connections: usize,
     /// The time to send a request's headers, and again its body.
     pub read_timeout: Duration,
+    /// Sign-in with GitLab, when the operator lists OAuth applications.
+    pub oauth: Option<OAuthSettings>,
+    /// Only actions that read are offered (`GITLAB_READ_ONLY`): a token needs `read_api`.
+    pub read_only: bool,
+}
+
+/// `--oauth-apps` and `--public-url`, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthSettings {
+    /// The GitLab OAuth application ids (client ids) whose tokens are accepted.
+    pub apps: Vec<String>,
+    /// This server's public address, without a trailing slash.
+    pub public_url: String,
+    /// Personal access tokens are refused (`--oauth-only`).
+    pub only: bool,
 }
 
 /// A list of rules, or anything.
@@ -154,7 +191,11 @@ pub struct OriginRule {
 
 impl HttpOptions {
     /// The checked settings; `None` when `--http` is not given (serve stdio).
-    pub fn settings(&self, max_body_bytes: usize) -> anyhow::Result<Option<HttpSettings>> {
+    pub fn settings(
+        &self,
+        max_body_bytes: usize,
+        read_only: bool,
+    ) -> anyhow::Result<Option<HttpSettings>> {
         let Some(listen) = self.http else {
             return Ok(None);
         };
@@ -217,8 +258,71 @@ impl HttpOptions {
             client_address_header,
             max_connections: self.max_connections as usize,
             read_timeout: self.read_timeout,
+            oauth: self.oauth()?,
+            read_only,
         }))
     }
+
+    fn oauth(&self) -> anyhow::Result<Option<OAuthSettings>> {
+        let apps: Vec<String> = split(&self.oauth_apps).map(str::to_owned).collect();
+        if self.oauth_only && apps.is_empty() {
+            anyhow::bail!(
+                "GITLAB_MCP_OAUTH_ONLY (--oauth-only) needs GITLAB_MCP_OAUTH_APPS (--oauth-apps): the GitLab OAuth applications whose tokens are accepted"
+            );
+        }
+        if self.oauth_only && self.shared_token {
+            anyhow::bail!(
+                "GITLAB_MCP_OAUTH_ONLY (--oauth-only) and GITLAB_MCP_SHARED_TOKEN contradict each other: every request signs in, or requests without a token act as GITLAB_TOKEN's user"
+            );
+        }
+        match (apps.is_empty(), &self.public_url) {
+            (true, None) => Ok(None),
+            (true, Some(_)) => anyhow::bail!(
+                "GITLAB_MCP_PUBLIC_URL (--public-url) is used only for sign-in with GitLab: set GITLAB_MCP_OAUTH_APPS (--oauth-apps) too, or leave it unset"
+            ),
+            (false, None) => anyhow::bail!(
+                "GITLAB_MCP_OAUTH_APPS (--oauth-apps) needs GITLAB_MCP_PUBLIC_URL (--public-url): the address clients reach this server at (such as https://mcp.example.com), which its OAuth metadata names"
+            ),
+            (false, Some(url)) => Ok(Some(OAuthSettings {
+                apps,
+                only: self.oauth_only,
+                public_url: public_url(url).map_err(|problem| {
+                    anyhow::anyhow!("GITLAB_MCP_PUBLIC_URL (--public-url): {problem}")
+                })?,
+            })),
+        }
+    }
+}
+
+/// A public URL checked: http or https, a host, no query, fragment or credentials; without
+/// a trailing slash. Plain http is for loopback only (a token must not cross a network in
+/// the clear; OAuth 2.1 requires TLS).
+pub fn public_url(text: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(text.trim())
+        .map_err(|error| format!("`{text}` is not a URL ({error})"))?;
+    let host = url.host_str().unwrap_or_default();
+    let loopback = matches!(host, "localhost" | "127.0.0.1" | "[::1]");
+    match url.scheme() {
+        "https" => {}
+        "http" if loopback => {}
+        "http" => {
+            return Err(format!(
+                "`{text}` must be https (plain http only on localhost)"
+            ));
+        }
+        _ => return Err(format!("`{text}` must be an https URL")),
+    }
+    if host.is_empty()
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
+        return Err(format!(
+            "`{text}` must be a plain address such as https://mcp.example.com (a host, and a path if a proxy serves the server under one)"
+        ));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
 /// How two spellings of one GitLab compare: without a trailing slash or `/api/v4`, the
@@ -383,12 +487,33 @@ mod tests {
             read_timeout: Duration::from_secs(10),
             ..HttpOptions::default()
         };
-        let settings = options.settings(1024).unwrap().unwrap();
+        let settings = options.settings(1024, false).unwrap().unwrap();
         let Allowed::Only(hosts) = &settings.hosts else {
             panic!("any host by default")
         };
         let names: Vec<&str> = hosts.iter().map(|h| h.host.as_str()).collect();
         assert_eq!(names, ["localhost", "127.0.0.1", "::1"]);
         assert!(matches!(settings.origins, Allowed::Only(ref o) if o.len() == 3));
+        assert_eq!(settings.oauth, None);
+    }
+
+    #[test]
+    fn public_urls() {
+        assert_eq!(
+            public_url("https://MCP.example.com/").unwrap(),
+            "https://mcp.example.com"
+        );
+        assert_eq!(
+            public_url("https://example.com/tools/gitlab/").unwrap(),
+            "https://example.com/tools/gitlab"
+        );
+        assert_eq!(
+            public_url("http://127.0.0.1:8080").unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        assert!(public_url("http://mcp.example.com").is_err());
+        assert!(public_url("https://mcp.example.com/?a=b").is_err());
+        assert!(public_url("https://user:pw@mcp.example.com").is_err());
+        assert!(public_url("mcp.example.com").is_err());
     }
 }

@@ -1,4 +1,5 @@
-//! The sandbox's HTTP side: GitLab's REST v4 under `/api/v4` and GraphQL at `/api/graphql`, plus a few `/-/sandbox/`
+//! The sandbox's HTTP side: GitLab's REST v4 under `/api/v4` and GraphQL at `/api/graphql`,
+//! the description of an OAuth token (`/oauth/token/info`), plus a few `/-/sandbox/`
 //! endpoints for tests (the request log, fault switches).
 //!
 //! Paths are split on `/` before each segment is percent-decoded, exactly as GitLab reads
@@ -124,6 +125,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/-/sandbox/requests", get(requests).delete(clear_requests))
         .route("/-/sandbox/faults", post(set_faults))
         .route("/-/sandbox/health", get(|| async { "ok" }))
+        .route("/oauth/token/info", get(oauth_token_info))
         .fallback(api)
         .with_state(shared)
 }
@@ -148,6 +150,55 @@ async fn set_faults(State(shared): State<Arc<Shared>>, body: axum::body::Bytes) 
         }
         Err(error) => json_response(400, &json!({"error": error.to_string()})),
     }
+}
+
+/// GitLab's description of an OAuth token (`GET /oauth/token/info`, beside the API): a
+/// seed user's `_oauth_tokens` entry for the Bearer token (its application's client id
+/// and lifetime; its scopes are the token's `_token_scopes`), else GitLab's 401 for a
+/// token it does not know. Logged like an API request.
+async fn oauth_token_info(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    let described = {
+        let store = lock(&shared.store);
+        store.user_by_token(token).and_then(|user| {
+            let entry = user.get("_oauth_tokens")?.get(token)?;
+            let scopes = super::instance::scopes(&user, token);
+            Some((
+                user["username"].as_str().map(str::to_owned),
+                json!({
+                    "resource_owner_id": user["id"],
+                    "scope": scopes,
+                    "scopes": scopes,
+                    "expires_in": entry["expires_in"],
+                    "expires_in_seconds": entry["expires_in"],
+                    "application": {"uid": entry["application"]},
+                    "created_at": 1_748_860_000,
+                }),
+            ))
+        })
+    };
+    let (user, response) = match described {
+        Some((user, info)) => (user, json_response(200, &info)),
+        None => (
+            None,
+            json_response(
+                401,
+                &json!({"error": "invalid_token", "error_description": "The access token is invalid", "state": "unauthorized"}),
+            ),
+        ),
+    };
+    shared.log(Logged {
+        method: "GET".into(),
+        path: "/oauth/token/info".into(),
+        query: String::new(),
+        user,
+        status: response.status().as_u16(),
+    });
+    response
 }
 
 /// What the fault switches say about the request about to be answered.

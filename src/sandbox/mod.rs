@@ -39,6 +39,17 @@ pub const TOKEN_READ_API: &str = "sandbox-token-read";
 /// The instance administrator, `root`: the only seed user who may call the actions that
 /// require an administrator (`requires: {admin: true}`); the others get GitLab's 403.
 pub const TOKEN_ADMIN: &str = "sandbox-token-admin";
+/// The client id of the sandbox's OAuth application: alice's OAuth tokens below were
+/// issued to it (`/oauth/token/info` says so), except `OAUTH_TOKEN_OTHER_APP`.
+pub const OAUTH_APP: &str = "sandbox-oauth-app";
+/// alice's OAuth token with `api`.
+pub const OAUTH_TOKEN: &str = "sandbox-oauth-token";
+/// alice's OAuth token with `read_api` only.
+pub const OAUTH_TOKEN_READ_API: &str = "sandbox-oauth-token-read";
+/// alice's OAuth token with `read_user` only: it cannot use the API.
+pub const OAUTH_TOKEN_READ_USER: &str = "sandbox-oauth-token-read-user";
+/// alice's OAuth token with `api`, issued to another application (`another-oauth-app`).
+pub const OAUTH_TOKEN_OTHER_APP: &str = "sandbox-oauth-token-other-app";
 
 /// Whether an action's example runs with `--sandbox-admin` (alice an administrator): an
 /// action only administrators may call does, every other runs as the regular alice.

@@ -48,6 +48,9 @@ impl HttpServer {
             "GITLAB_MCP_LOG",
             "GITLAB_FIT_CATALOG",
             "TOOL_SURFACE",
+            "GITLAB_MCP_OAUTH_APPS",
+            "GITLAB_MCP_PUBLIC_URL",
+            "GITLAB_MCP_OAUTH_ONLY",
         ] {
             command.env_remove(name);
         }
@@ -1064,5 +1067,282 @@ async fn with_fitting_off_every_token_sees_the_full_catalog() {
             .iter()
             .any(|r| r.path.ends_with("/personal_access_tokens/self")),
         "no detection when fitting is off"
+    );
+}
+
+/// Sign-in with GitLab: the server's address as its clients know it.
+const PUBLIC_URL: &str = "https://mcp.example.com";
+
+fn oauth_args() -> Vec<&'static str> {
+    vec![
+        "--oauth-apps",
+        sandbox::OAUTH_APP,
+        "--public-url",
+        PUBLIC_URL,
+    ]
+}
+
+async fn get(url: &str) -> Reply {
+    let response = client().get(url).send().await.expect("sent");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.expect("a body");
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn challenge(reply: &Reply) -> &str {
+    reply
+        .headers
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn with_oauth_apps_it_is_a_resource_server_of_gitlab() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &oauth_args(), &[NO_FITTING]);
+    // The metadata, at the well-known path and at it followed by the resource's path.
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let reply = get(&format!("{}{path}", server.origin())).await;
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        assert_eq!(reply.body["resource"], "https://mcp.example.com/mcp");
+        assert_eq!(reply.body["authorization_servers"], json!([gitlab.url()]));
+        assert_eq!(reply.body["scopes_supported"], json!(["api", "read_api"]));
+        assert_eq!(reply.body["bearer_methods_supported"], json!(["header"]));
+        assert_eq!(
+            reply.body["resource_documentation"],
+            "https://mcp.example.com/"
+        );
+        assert_eq!(reply.headers["access-control-allow-origin"], "*");
+    }
+    let page = get(&format!("{}/", server.origin())).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body
+            .as_str()
+            .unwrap()
+            .contains("https://mcp.example.com/mcp"),
+        "{}",
+        page.body
+    );
+    // Without a token: 401 and where to sign in, with no error code (RFC 6750 §3.1).
+    let reply = post(&server.endpoint, &[], &initialize()).await;
+    assert_eq!(reply.status, 401, "{}", reply.body);
+    assert_eq!(
+        challenge(&reply),
+        "Bearer resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\", scope=\"api\""
+    );
+    assert!(
+        reply.error_message().contains("sign in with GitLab"),
+        "{}",
+        reply.body
+    );
+    assert!(gitlab.requests().is_empty(), "nothing reached GitLab");
+
+    // Without --oauth-apps there is no metadata, and the challenge names no sign-in.
+    let plain = HttpServer::start(gitlab.url(), &[], &[NO_FITTING]);
+    let reply = get(&format!(
+        "{}/.well-known/oauth-protected-resource",
+        plain.origin()
+    ))
+    .await;
+    assert_eq!(reply.status, 404);
+    let reply = post(&plain.endpoint, &[], &initialize()).await;
+    assert_eq!(challenge(&reply), "Bearer realm=\"gitlab-mcp\"");
+}
+
+#[test]
+fn oauth_settings_that_cannot_work_stop_the_server_with_what_to_set() {
+    for (args, says) in [
+        (vec!["--oauth-apps", "app"], "GITLAB_MCP_PUBLIC_URL"),
+        (
+            vec![
+                "--oauth-apps",
+                "app",
+                "--public-url",
+                "http://mcp.example.com",
+            ],
+            "must be https",
+        ),
+        (
+            vec!["--public-url", "https://mcp.example.com"],
+            "GITLAB_MCP_OAUTH_APPS",
+        ),
+        (vec!["--oauth-only"], "GITLAB_MCP_OAUTH_APPS"),
+    ] {
+        let output = Command::new(BINARY)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(&args)
+            .env("GITLAB_URL", "http://127.0.0.1:9")
+            .env_remove("GITLAB_MCP_OAUTH_APPS")
+            .env_remove("GITLAB_MCP_PUBLIC_URL")
+            .env_remove("GITLAB_MCP_OAUTH_ONLY")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} started");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[tokio::test]
+async fn only_tokens_of_the_listed_oauth_applications_with_the_scope_are_served() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    // Fitting on: the catalog is fitted to the OAuth token's scopes, learned from GitLab's
+    // description of it, as the gate's own check is.
+    let server = HttpServer::start(gitlab.url(), &oauth_args(), &[("GITLAB_MCP_LOG", "debug")]);
+    let bearer = format!("Bearer {}", sandbox::OAUTH_TOKEN);
+    for _ in 0..20 {
+        let reply = post(
+            &server.endpoint,
+            &[("authorization", &bearer)],
+            &call("user.current", json!({})),
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(
+            reply.body["result"]["structuredContent"]["username"], "alice",
+            "{}",
+            reply.body
+        );
+    }
+    let described = |requests: &[sandbox::Logged]| {
+        requests
+            .iter()
+            .filter(|r| r.path == "/oauth/token/info")
+            .count()
+    };
+    let requests = gitlab.requests();
+    assert!(
+        (1..=2).contains(&described(&requests)),
+        "described {} times",
+        described(&requests)
+    );
+    let calls = requests
+        .iter()
+        .filter(|r| r.path == "/api/v4/user" && r.user.as_deref() == Some("alice"))
+        .count();
+    assert!(calls >= 20, "{requests:?}");
+
+    // Another application's token, and one without an API scope: refused, and nothing
+    // of theirs reaches the API.
+    let before = gitlab.requests().len();
+    let refused = [
+        (
+            sandbox::OAUTH_TOKEN_OTHER_APP,
+            401,
+            "error=\"invalid_token\"",
+        ),
+        (
+            sandbox::OAUTH_TOKEN_READ_USER,
+            403,
+            "error=\"insufficient_scope\"",
+        ),
+        ("not-an-oauth-token", 401, "error=\"invalid_token\""),
+    ];
+    for (token, status, error) in refused {
+        for _ in 0..2 {
+            let reply = post(
+                &server.endpoint,
+                &[("authorization", &format!("Bearer {token}"))],
+                &call("user.current", json!({})),
+            )
+            .await;
+            assert_eq!(reply.status, status, "{token}: {}", reply.body);
+            assert!(challenge(&reply).contains(error), "{}", challenge(&reply));
+            assert!(
+                challenge(&reply).contains("scope=\"api\"")
+                    && challenge(&reply).contains("resource_metadata="),
+                "{}",
+                challenge(&reply)
+            );
+        }
+    }
+    let requests = gitlab.requests().split_off(before);
+    assert!(
+        requests.iter().all(|r| r.path == "/oauth/token/info"),
+        "{requests:?}"
+    );
+    // Each described once: the answer is kept.
+    assert_eq!(described(&requests), refused.len(), "{requests:?}");
+
+    // A personal access token still works beside OAuth.
+    let reply = post(&server.endpoint, &[ALICE], &call("user.current", json!({}))).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+
+    let log = server.log();
+    for token in [
+        sandbox::OAUTH_TOKEN,
+        sandbox::OAUTH_TOKEN_OTHER_APP,
+        sandbox::OAUTH_TOKEN_READ_USER,
+        "not-an-oauth-token",
+        "oauth-token",
+    ] {
+        assert!(!log.contains(token), "{token} in the log:\n{log}");
+    }
+}
+
+#[tokio::test]
+async fn with_oauth_only_a_personal_access_token_is_refused() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let mut args = oauth_args();
+    args.push("--oauth-only");
+    let server = HttpServer::start(gitlab.url(), &args, &[NO_FITTING]);
+    let reply = post(&server.endpoint, &[ALICE], &call("user.current", json!({}))).await;
+    assert_eq!(reply.status, 401, "{}", reply.body);
+    assert!(
+        challenge(&reply).contains("resource_metadata="),
+        "{}",
+        challenge(&reply)
+    );
+    assert!(
+        reply.error_message().contains("only sign-in with GitLab"),
+        "{}",
+        reply.body
+    );
+    let bearer = format!("Bearer {}", sandbox::OAUTH_TOKEN);
+    let reply = post(
+        &server.endpoint,
+        &[("authorization", &bearer)],
+        &call("user.current", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(
+        reply.body["result"]["structuredContent"]["username"],
+        "alice"
+    );
+    // A read_api token in a read-only server is enough.
+    drop(server);
+    let server = HttpServer::start(
+        gitlab.url(),
+        &args,
+        &[NO_FITTING, ("GITLAB_READ_ONLY", "true")],
+    );
+    let read = format!("Bearer {}", sandbox::OAUTH_TOKEN_READ_API);
+    let reply = post(
+        &server.endpoint,
+        &[("authorization", &read)],
+        &call("user.current", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let reply = post(&server.endpoint, &[], &initialize()).await;
+    assert!(
+        challenge(&reply).contains("scope=\"read_api\""),
+        "{}",
+        challenge(&reply)
     );
 }
