@@ -19,7 +19,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Map, Value};
 
 use crate::config::{GETTING_STARTED, Options, group};
+use crate::dispatch::Dispatcher;
 use crate::output::json::to_pretty;
+use crate::sandbox::Sandbox;
 use crate::server::{GitlabServer, Stop, call_result, serve_stdio};
 use crate::surfaces::Surface;
 use crate::vocabulary::Vocabulary;
@@ -453,18 +455,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             structured,
             confirm,
         } => {
-            let args = match parse_params(&params) {
-                Ok(args) => args,
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    return Ok(ExitCode::from(2));
-                }
+            let (args, dispatcher, _sandbox) = match one_shot(&options, &params).await? {
+                Ok(ready) => ready,
+                Err(code) => return Ok(code),
             };
-            let Some(connection) = options.connect().await? else {
-                eprintln!("{GETTING_STARTED}");
-                return Ok(ExitCode::from(2));
-            };
-            let dispatcher = connection.dispatcher.speaking(Vocabulary::CLI);
             let outcome = dispatcher.call(&action, args, confirm).await;
             if json {
                 // Straight from the result's own types: a detour through `Value` would
@@ -503,18 +497,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 );
                 return Ok(ExitCode::from(2));
             };
-            let arguments = match parse_params(&arguments) {
-                Ok(arguments) => arguments,
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    return Ok(ExitCode::from(2));
-                }
+            let (arguments, dispatcher, _sandbox) = match one_shot(&options, &arguments).await? {
+                Ok(ready) => ready,
+                Err(code) => return Ok(code),
             };
-            let Some(connection) = options.connect().await? else {
-                eprintln!("{GETTING_STARTED}");
-                return Ok(ExitCode::from(2));
-            };
-            let dispatcher = connection.dispatcher.speaking(Vocabulary::CLI);
             match crate::prompts::render(&dispatcher, prompt, &arguments).await {
                 Ok(rendered) => {
                     say!("{}", rendered.text.trim_end())?;
@@ -764,6 +750,28 @@ fn catalog_table(actions: &[&crate::catalog::Action]) -> String {
         .map(|[a, b, c]| format!("{a:<id$}  {b:<safety$}  {c}").trim_end().to_owned())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// What `call` and `prompt` need before they run: the `key=value` arguments, and a
+/// dispatcher that speaks the command line's vocabulary, with the sandbox it may talk to
+/// (kept alive by the caller). A usage problem was already reported: its exit code.
+async fn one_shot(
+    options: &Options,
+    pairs: &[String],
+) -> anyhow::Result<Result<(Map<String, Value>, Dispatcher, Option<Sandbox>), ExitCode>> {
+    let arguments = match parse_params(pairs) {
+        Ok(arguments) => arguments,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return Ok(Err(ExitCode::from(2)));
+        }
+    };
+    let Some(connection) = options.connect().await? else {
+        eprintln!("{GETTING_STARTED}");
+        return Ok(Err(ExitCode::from(2)));
+    };
+    let dispatcher = connection.dispatcher.speaking(Vocabulary::CLI);
+    Ok(Ok((arguments, dispatcher, connection.sandbox)))
 }
 
 /// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text. An

@@ -152,21 +152,28 @@ fn read(path: &Path) -> Result<String, Diagnostic> {
 
 /// A whole file; a problem names the key it is under and the line.
 fn parse_whole<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Diagnostic> {
-    let deserializer = yaml::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(deserializer).map_err(|error| {
-        let key = error.path().to_string();
-        let message = error.inner().to_string();
-        // The YAML parser already names the key (and the line) in its own messages.
-        let message = message
-            .strip_prefix(&format!("{key}: "))
-            .map(str::to_owned)
-            .unwrap_or(message);
+    deserialize_yaml(text).map_err(|(key, message)| {
         let message = explain(&message, text);
         if key == "." {
             Diagnostic::file(path, message)
         } else {
             Diagnostic::file(path, format!("key `{key}`: {message}"))
         }
+    })
+}
+
+/// Reads a whole YAML file as `T`; an error is the key it is at (`.` for the top) and the
+/// parser's message without the key the parser already put in front of it.
+pub(crate) fn deserialize_yaml<T: DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
+    let deserializer = yaml::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        let key = error.path().to_string();
+        let message = error.inner().to_string();
+        let message = message
+            .strip_prefix(&format!("{key}: "))
+            .map(str::to_owned)
+            .unwrap_or(message);
+        (key, message)
     })
 }
 

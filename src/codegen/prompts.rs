@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use super::Diagnostic;
 use super::resolve::{Action, Catalog};
-use super::yaml;
 
 #[path = "../prompts/model.rs"]
 pub mod model;
@@ -60,16 +59,8 @@ fn parse(file: &Path) -> Result<PromptDef, Diagnostic> {
     let text = std::fs::read_to_string(file)
         .map_err(|error| Diagnostic::file(file, format!("cannot read the file: {error}")))?;
     let name = stem(file);
-    let deserializer = yaml::Deserializer::from_str(&text);
-    serde_path_to_error::deserialize(deserializer).map_err(|error| {
-        let key = error.path().to_string();
-        let message = error.inner().to_string();
-        let message = message
-            .strip_prefix(&format!("{key}: "))
-            .map(str::to_owned)
-            .unwrap_or(message);
-        Diagnostic::prompt(file, &name, &key, message)
-    })
+    super::load::deserialize_yaml(&text)
+        .map_err(|(key, message)| Diagnostic::prompt(file, &name, &key, message))
 }
 
 fn stem(file: &Path) -> String {
