@@ -1,5 +1,5 @@
 //! The sandbox's HTTP side: GitLab's REST v4 under `/api/v4` and GraphQL at `/api/graphql`,
-//! the description of an OAuth token (`/oauth/token/info`), plus a few `/-/sandbox/`
+//! the description of an OAuth token (`/oauth/token/info`), sign-in with OAuth (`oauth`), plus a few `/-/sandbox/`
 //! endpoints for tests (the request log, fault switches).
 //!
 //! Paths are split on `/` before each segment is percent-decoded, exactly as GitLab reads
@@ -82,10 +82,11 @@ impl Faults {
 pub const LOG_CAPACITY: usize = 10_000;
 
 pub struct Shared {
-    store: Mutex<Store>,
+    pub(super) store: Mutex<Store>,
     log: Mutex<VecDeque<Logged>>,
     faults: Mutex<Faults>,
     counter: Mutex<u64>,
+    oauth: Mutex<super::oauth::Grants>,
 }
 
 impl Shared {
@@ -95,7 +96,16 @@ impl Shared {
             log: Mutex::new(VecDeque::new()),
             faults: Mutex::new(faults),
             counter: Mutex::new(0),
+            oauth: Mutex::new(super::oauth::Grants::default()),
         }
+    }
+
+    /// The OAuth codes and refresh tokens the sandbox issued and that are still unused.
+    pub(super) fn oauth_grants<R>(
+        &self,
+        use_them: impl FnOnce(&mut super::oauth::Grants) -> R,
+    ) -> R {
+        use_them(&mut lock(&self.oauth))
     }
 
     pub fn edit_store(&self, edit: impl FnOnce(&mut Store)) {
@@ -107,7 +117,7 @@ impl Shared {
         lock(&self.log).iter().cloned().collect()
     }
 
-    fn log(&self, entry: Logged) {
+    pub(super) fn log(&self, entry: Logged) {
         let mut log = lock(&self.log);
         if log.len() == LOG_CAPACITY {
             log.pop_front();
@@ -116,7 +126,7 @@ impl Shared {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -126,6 +136,12 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/-/sandbox/faults", post(set_faults))
         .route("/-/sandbox/health", get(|| async { "ok" }))
         .route("/oauth/token/info", get(oauth_token_info))
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(super::oauth::metadata),
+        )
+        .route("/oauth/authorize", get(super::oauth::authorize))
+        .route("/oauth/token", post(super::oauth::token))
         .fallback(api)
         .with_state(shared)
 }
@@ -325,7 +341,7 @@ fn decode_form(text: &str) -> String {
     decode(&text.replace('+', " "))
 }
 
-fn parse_query(raw: &str) -> Query {
+pub(super) fn parse_query(raw: &str) -> Query {
     let pairs = raw
         .split('&')
         .filter(|p| !p.is_empty())
@@ -376,7 +392,7 @@ fn parse_body(
     Map::new()
 }
 
-fn json_response(status: u16, body: &Value) -> Response {
+pub(super) fn json_response(status: u16, body: &Value) -> Response {
     let mut response = Response::new(Body::from(serde_json::to_vec(body).unwrap_or_default()));
     *response.status_mut() =
         StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

@@ -16,6 +16,7 @@ mod graphql_routes;
 mod http;
 mod instance;
 mod multipart;
+mod oauth;
 mod repository;
 mod routes;
 mod search_routes;

@@ -5,6 +5,8 @@ use gitlab_mcp::catalog::ACTIONS;
 use gitlab_mcp::sandbox::{self, Sandbox, TOKEN};
 use serde_json::{Value, json};
 
+use crate::support;
+
 /// The goal: at most 15% of actions need hand-written sandbox Rust.
 const MAX_HAND_WRITTEN_SHARE: f64 = 0.15;
 
@@ -387,4 +389,145 @@ async fn admin_endpoints_answer_administrators_only() {
             }
         }
     }
+}
+
+/// The sandbox as GitLab's authorization server refuses what GitLab refuses: an unknown
+/// client or an unregistered redirect URI (on its own page), a request without PKCE (on
+/// the callback), a code used twice or by another client, and a confidential client
+/// without its secret; a refresh token gives a new token the API accepts.
+#[tokio::test]
+async fn the_sandbox_signs_in_as_gitlab_does() {
+    support::install_crypto();
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let callback = "http://127.0.0.1:33418/callback";
+    // RFC 7636 appendix B's verifier and challenge.
+    let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+    let authorize = |client_id: &str, redirect: &str, pkce: bool| {
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", redirect),
+            ("scope", "api"),
+            ("state", "s1"),
+        ];
+        if pkce {
+            query.extend([
+                ("code_challenge", challenge),
+                ("code_challenge_method", "S256"),
+            ]);
+        }
+        let url =
+            reqwest::Url::parse_with_params(&format!("{}/oauth/authorize", gitlab.url()), &query)
+                .unwrap();
+        http.get(url).send()
+    };
+    let location = |response: &reqwest::Response| {
+        reqwest::Url::parse(response.headers()["location"].to_str().unwrap()).unwrap()
+    };
+    let param = |url: &reqwest::Url, name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    };
+
+    let unknown = authorize("no-such-app", callback, true).await.unwrap();
+    assert_eq!(unknown.status(), 401);
+    let elsewhere = authorize("sandbox-oauth-app", "https://evil.example/cb", true)
+        .await
+        .unwrap();
+    assert_eq!(
+        elsewhere.status(),
+        400,
+        "no redirect to an unregistered URI"
+    );
+    let no_pkce = authorize("sandbox-oauth-app", callback, false)
+        .await
+        .unwrap();
+    assert_eq!(no_pkce.status(), 302);
+    assert_eq!(
+        param(&location(&no_pkce), "error").as_deref(),
+        Some("invalid_request")
+    );
+
+    let approved = authorize("sandbox-oauth-app", callback, true)
+        .await
+        .unwrap();
+    assert_eq!(approved.status(), 302);
+    let back = location(&approved);
+    assert_eq!(param(&back, "state").as_deref(), Some("s1"));
+    let code = param(&back, "code").expect("a code");
+    let exchange = |form: Vec<(&'static str, String)>| {
+        let mut body = reqwest::Url::parse("http://form.invalid/").unwrap();
+        body.query_pairs_mut().extend_pairs(form);
+        http.post(format!("{}/oauth/token", gitlab.url()))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body.query().unwrap_or_default().to_owned())
+            .send()
+    };
+    let redeem = |code: &str, client_id: &str| {
+        vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code.to_owned()),
+            ("client_id", client_id.to_owned()),
+            ("redirect_uri", callback.to_owned()),
+            ("code_verifier", verifier.to_owned()),
+        ]
+    };
+    let confidential = exchange(redeem(&code, "another-oauth-app")).await.unwrap();
+    assert_eq!(
+        confidential.status(),
+        401,
+        "a confidential client needs its secret"
+    );
+    let token = json_of(exchange(redeem(&code, "sandbox-oauth-app")).await.unwrap()).await;
+    assert_eq!(token["token_type"], "Bearer");
+    assert_eq!(token["scope"], "api");
+    let twice = exchange(redeem(&code, "sandbox-oauth-app")).await.unwrap();
+    assert_eq!(twice.status(), 400);
+    let twice = json_of(twice).await;
+    assert_eq!(twice["error"], "invalid_grant");
+
+    let refreshed = json_of(
+        exchange(vec![
+            ("grant_type", "refresh_token".to_owned()),
+            (
+                "refresh_token",
+                token["refresh_token"].as_str().unwrap().to_owned(),
+            ),
+            ("client_id", "sandbox-oauth-app".to_owned()),
+        ])
+        .await
+        .unwrap(),
+    )
+    .await;
+    let fresh = refreshed["access_token"].as_str().unwrap();
+    assert_ne!(fresh, token["access_token"].as_str().unwrap());
+    let me = json_of(
+        http.get(format!("{}/api/v4/user", gitlab.url()))
+            .bearer_auth(fresh)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(me["username"], "alice");
+    let info = json_of(
+        http.get(format!("{}/oauth/token/info", gitlab.url()))
+            .bearer_auth(fresh)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(info["application"]["uid"], "sandbox-oauth-app");
+    assert_eq!(info["scope"], json!(["api"]));
+}
+
+async fn json_of(response: reqwest::Response) -> Value {
+    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
 }

@@ -7,13 +7,20 @@
 //! 10,000 calls); `-- --quick` runs 32 clients × 100 calls (what `.ci/run` does);
 //! `-- --write` also writes `target/load.md`, which `cargo bench --bench report -- --write`
 //! appends to BENCHMARKS.md. Options: `--clients 1,8,32`, `--calls 2000,5000,10000`,
-//! `--log debug` (the server's log level).
+//! `--log debug` (the server's log level), `--oauth` (sign-in with GitLab on: see below).
 //!
 //! Each client `loadNN` sends `PRIVATE-TOKEN: load-token-NN` (a sandbox user with one
 //! private project, `loadNN/notes`) and cycles through `user.current`, `project.get` of its
 //! project and `project.list membership=true`, checking that every answer is its own:
 //! its username, its project, and no other load user's project. The server and the
 //! sandbox are separate processes of the bench-profile binary; RSS is the server's.
+//!
+//! With `--oauth` the server is an OAuth resource server (`--oauth-apps load-oauth-app`)
+//! and each client sends `Authorization: Bearer load-oauth-token-NN`, an OAuth token of
+//! that application: every token is described by GitLab's `/oauth/token/info` before it is
+//! served, and the report says how often that happened per token. The revoked token is
+//! then refused by the server itself (HTTP 401), before any API call. `--write` writes
+//! `target/load-oauth.md` instead.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -36,7 +43,12 @@ fn main() {
     let outcome = runtime.block_on(run(&options));
     print!("{}", outcome.report);
     if options.write {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/load.md");
+        let name = if options.oauth {
+            "target/load-oauth.md"
+        } else {
+            "target/load.md"
+        };
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name);
         std::fs::write(&path, &outcome.report).expect("target/ is writable");
         eprintln!("wrote {}", path.display());
     }
@@ -51,6 +63,7 @@ struct Options {
     quick: bool,
     write: bool,
     log: String,
+    oauth: bool,
 }
 
 impl Options {
@@ -94,6 +107,7 @@ impl Options {
             quick,
             write: args.iter().any(|a| a == "--write"),
             log: value("--log").unwrap_or_else(|| if quick { "debug" } else { "info" }.into()),
+            oauth: args.iter().any(|a| a == "--oauth"),
         }
     }
 }
@@ -113,8 +127,40 @@ impl Drop for Process {
     }
 }
 
-fn token(user: usize) -> String {
-    format!("load-token-{user:02}")
+/// How a client shows its token: a personal access token, or an OAuth token of the
+/// application the server accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Auth {
+    PrivateToken,
+    Bearer,
+}
+
+impl Auth {
+    fn token(self, user: usize) -> String {
+        match self {
+            Self::PrivateToken => format!("load-token-{user:02}"),
+            Self::Bearer => format!("load-oauth-token-{user:02}"),
+        }
+    }
+
+    fn revoked(self) -> String {
+        format!("{}-revoked", self.token(1))
+    }
+}
+
+/// How many times the sandbox GitLab was asked to describe an OAuth token.
+async fn token_descriptions(gitlab: &str) -> usize {
+    let Ok(response) = reqwest::get(format!("{gitlab}/-/sandbox/requests")).await else {
+        return usize::MAX;
+    };
+    let log: Value =
+        serde_json::from_slice(&response.bytes().await.unwrap_or_default()).unwrap_or_default();
+    log.as_array().map_or(usize::MAX, |requests| {
+        requests
+            .iter()
+            .filter(|r| r["path"] == "/oauth/token/info")
+            .count()
+    })
 }
 
 fn username(user: usize) -> String {
@@ -130,14 +176,19 @@ async fn run(options: &Options) -> Outcome {
     let (sandbox, gitlab) = start_sandbox();
     let sandbox_pid = sandbox.0.id();
     let log_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/load-server.log");
-    let (server, endpoint) = start_server(&gitlab, &log_path, &options.log);
+    let auth = if options.oauth {
+        Auth::Bearer
+    } else {
+        Auth::PrivateToken
+    };
+    let (server, endpoint) = start_server(&gitlab, &log_path, &options.log, auth);
     let pid = server.0.id();
     let mut problems = Vec::new();
     let mut memory = vec![("after start".to_owned(), rss_kib(pid))];
 
     // Warm-up: every user connects and makes a few calls, so later figures are steady.
     let clients: Vec<Rc<Client>> = (1..=USERS)
-        .map(|user| Rc::new(Client::new(user, &endpoint)))
+        .map(|user| Rc::new(Client::new(user, &endpoint, auth)))
         .collect();
     for client in &clients {
         if let Err(problem) = client.initialize().await {
@@ -171,20 +222,35 @@ async fn run(options: &Options) -> Outcome {
         rows.push((count, level));
     }
 
-    // A revoked token: a tool error that names the request's header, and nothing in the log.
-    let revoked = Client::with_token(1, &endpoint, "load-token-01-revoked");
+    // A revoked token: a tool error that names the request's header (an OAuth token: the
+    // server's own 401), and nothing in the log.
+    let revoked = Client::with_token(1, &endpoint, auth, &auth.revoked());
     for _ in 0..3 {
-        match revoked.call(Call::Me).await {
-            Ok(Answer::Error(text)) if text.contains("rejected the token (401)") => {}
-            other => problems.push(format!("a revoked token gave {other:?}")),
+        match (auth, revoked.call(Call::Me).await) {
+            (Auth::PrivateToken, Ok(Answer::Error(text)))
+                if text.contains("rejected the token (401)") => {}
+            (Auth::Bearer, Err(text)) if text.starts_with("HTTP 401") => {}
+            (_, other) => problems.push(format!("a revoked token gave {other:?}")),
         }
     }
+    let descriptions = if auth == Auth::Bearer {
+        let described = token_descriptions(&gitlab).await;
+        if described > 2 * (USERS + 1) {
+            problems.push(format!(
+                "{described} token descriptions for {} tokens: each should be described at most twice (the gate, fitting)",
+                USERS + 1
+            ));
+        }
+        Some(described)
+    } else {
+        None
+    };
 
     let load_after = load_average();
     drop(server);
     let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-    let mut secrets: Vec<String> = (1..=USERS).map(token).collect();
-    secrets.push("load-token-01-revoked".into());
+    let mut secrets: Vec<String> = (1..=USERS).map(|user| auth.token(user)).collect();
+    secrets.push(auth.revoked());
     let leaked: Vec<&String> = secrets
         .iter()
         .filter(|t| log.contains(t.as_str()))
@@ -198,13 +264,20 @@ async fn run(options: &Options) -> Outcome {
         report.push_str(&text);
         report.push('\n');
     };
-    line(
+    line(if auth == Auth::Bearer {
+        "\n## HTTP under load with sign-in with GitLab (`serve --http --oauth-apps`, each client its own OAuth token)\n".into()
+    } else {
         "\n## HTTP under load (`serve --http`, stateless, each client its own user and token)\n"
-            .into(),
-    );
+            .into()
+    });
     line(format!(
         "Produced by `cargo bench --bench load -- --write` (source: `tests/load/main.rs`){}. One server process and one sandbox process ({}), the load generator in a third, all on this machine's 2 cores over loopback. Each client is a sandbox user with its own token, cycling `user.current`, `project.get` (its private project) and `project.list membership=true`, and checking every answer is its own. Server log level `{}`, rate limit off (`--rate-limit 0`). Load average (1 min) before the run {load_before}, after it {load_after}.\n",
-        if options.quick { ", quick mode" } else { "" },
+        match (options.quick, auth) {
+            (true, Auth::Bearer) => ", quick mode, `--oauth`",
+            (false, Auth::Bearer) => ", `--oauth`",
+            (true, Auth::PrivateToken) => ", quick mode",
+            (false, Auth::PrivateToken) => "",
+        },
         if cfg!(debug_assertions) {
             "a debug build: figures far below release"
         } else {
@@ -245,6 +318,13 @@ async fn run(options: &Options) -> Outcome {
         leaked.len(),
         secrets.len(),
     ));
+    if let Some(described) = descriptions {
+        line(format!(
+            "GitLab was asked to describe an OAuth token (`/oauth/token/info`) {described} times for {} tokens ({} calls).",
+            USERS + 1,
+            totals.calls + warm.latencies.len() + 3,
+        ));
+    }
     Outcome { report, problems }
 }
 
@@ -263,11 +343,20 @@ fn start_sandbox() -> (Process, String) {
     (Process(child), url.trim().to_owned())
 }
 
-fn start_server(gitlab: &str, log: &PathBuf, level: &str) -> (Process, String) {
+fn start_server(gitlab: &str, log: &PathBuf, level: &str, auth: Auth) -> (Process, String) {
     let file = std::fs::File::create(log).expect("the log file");
+    let mut args = vec!["serve", "--http", "127.0.0.1:0", "--rate-limit", "0"];
+    if auth == Auth::Bearer {
+        args.extend([
+            "--oauth-apps",
+            "load-oauth-app",
+            "--public-url",
+            "http://localhost",
+        ]);
+    }
     let server = Process(
         Command::new(BINARY)
-            .args(["serve", "--http", "127.0.0.1:0", "--rate-limit", "0"])
+            .args(&args)
             .env("GITLAB_URL", gitlab)
             .env("GITLAB_MCP_LOG", level)
             .env_remove("GITLAB_TOKEN")
@@ -311,19 +400,21 @@ enum Answer {
 struct Client {
     user: usize,
     endpoint: String,
+    auth: Auth,
     token: String,
     http: reqwest::Client,
 }
 
 impl Client {
-    fn new(user: usize, endpoint: &str) -> Self {
-        Self::with_token(user, endpoint, &token(user))
+    fn new(user: usize, endpoint: &str, auth: Auth) -> Self {
+        Self::with_token(user, endpoint, auth, &auth.token(user))
     }
 
-    fn with_token(user: usize, endpoint: &str, token: &str) -> Self {
+    fn with_token(user: usize, endpoint: &str, auth: Auth, token: &str) -> Self {
         Self {
             user,
             endpoint: endpoint.to_owned(),
+            auth,
             token: token.to_owned(),
             http: reqwest::Client::new(),
         }
@@ -336,7 +427,16 @@ impl Client {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", PROTOCOL)
-            .header("private-token", &self.token)
+            .header(
+                match self.auth {
+                    Auth::PrivateToken => "private-token",
+                    Auth::Bearer => "authorization",
+                },
+                match self.auth {
+                    Auth::PrivateToken => self.token.clone(),
+                    Auth::Bearer => format!("Bearer {}", self.token),
+                },
+            )
             .body(body.to_string())
             .send()
             .await
