@@ -377,7 +377,7 @@ impl ServerHandler for GitlabServer {
                 .enable_completions()
                 .build(),
         )
-        .with_server_info(Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION")))
+        .with_server_info(server_info())
         .with_instructions(self.instructions())
     }
 
@@ -412,9 +412,17 @@ impl ServerHandler for GitlabServer {
                 self.serving(&context, wait).await?.view
             }
         };
-        Ok(ListToolsResult::with_all_items(
-            view.surface().tools().to_vec(),
-        ))
+        let tools = ListToolsResult::with_all_items(view.surface().tools().to_vec());
+        // Fixed for this token once fitted; the dynamic surface's two tools always are.
+        let fixed = self.inner.kind == SurfaceKind::Dynamic
+            || matches!(&self.inner.access, Access::Fixed { dispatcher, .. } if dispatcher.is_fitted());
+        Ok(if fixed {
+            tools
+                .with_ttl_ms(TOOLS_TTL_MS)
+                .with_cache_scope(rmcp::model::CacheScope::Private)
+        } else {
+            tools
+        })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -700,6 +708,23 @@ impl ServerHandler for GitlabServer {
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
+
+/// Who this server is: name, title, description, icon and, once the package names one,
+/// its website.
+fn server_info() -> Implementation {
+    let icons = serde_json::from_value(crate::surfaces::icons()).unwrap_or_default();
+    let info = Implementation::new("gitlab-mcp", env!("CARGO_PKG_VERSION"))
+        .with_title("GitLab MCP server")
+        .with_description(env!("CARGO_PKG_DESCRIPTION"))
+        .with_icons(icons);
+    match env!("CARGO_PKG_REPOSITORY") {
+        "" => info,
+        website => info.with_website_url(website),
+    }
+}
+
+/// How long a client may keep a tools/list whose tools are fixed for its token.
+const TOOLS_TTL_MS: u64 = 5 * 60 * 1000;
 
 /// The MCP answer for completed values.
 fn completed(values: crate::complete::Values) -> CompleteResult {

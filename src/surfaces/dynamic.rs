@@ -53,7 +53,7 @@ pub fn tools(policy: &Policy) -> Vec<Value> {
                 "additionalProperties": false,
             },
             "outputSchema": find_schema(),
-            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
         }),
         json!({
             "name": EXECUTE_TOOL,

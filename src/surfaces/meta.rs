@@ -41,28 +41,20 @@ pub fn tools(policy: &Policy, schema: MetaSchema) -> Vec<Value> {
                     "required": ["action"],
                 },
             });
-            if let Some(hints) = annotations(&actions) {
-                tool["annotations"] = hints;
-            }
+            tool["annotations"] = annotations(&actions);
             Some(tool)
         })
         .collect()
 }
 
-/// The hints that differ from the spec's defaults (not read-only, may be destructive, not
-/// idempotent): a read-only domain says so, a domain whose writes never destroy says that.
-fn annotations(actions: &[&'static Action]) -> Option<Value> {
-    if actions.iter().all(|a| a.safety.read_only) {
-        return Some(json!({"readOnlyHint": true}));
-    }
-    let mut hints = Map::new();
-    if !actions.iter().any(|a| a.safety.destructive) {
-        hints.insert("destructiveHint".into(), json!(false));
-    }
-    if actions.iter().all(|a| a.safety.idempotent) {
-        hints.insert("idempotentHint".into(), json!(true));
-    }
-    (!hints.is_empty()).then_some(Value::Object(hints))
+/// A domain's hints promise no more than its riskiest action: read-only when all its
+/// actions are, destructive when any is, idempotent when all are.
+fn annotations(actions: &[&'static Action]) -> Value {
+    super::annotations(
+        actions.iter().all(|a| a.safety.read_only),
+        actions.iter().any(|a| a.safety.destructive),
+        actions.iter().all(|a| a.safety.idempotent),
+    )
 }
 
 /// What every result has in common; each action's exact schema is in `gitlab://tools/{id}`.

@@ -109,7 +109,10 @@ impl Surface {
         };
         tools
             .into_iter()
-            .map(|tool| serde_json::from_value(tool).expect("surface tools are MCP tools"))
+            .map(|mut tool| {
+                tool["icons"] = icons();
+                serde_json::from_value(tool).expect("surface tools are MCP tools")
+            })
             .collect()
     }
 
@@ -141,22 +144,25 @@ impl Surface {
     }
 }
 
-/// MCP tool annotations from an action's (or a group's) safety flags.
-///
-/// Only what differs from the spec's defaults is sent (`openWorldHint` is true and
-/// `idempotentHint` false unless said otherwise, and the destructive and idempotent hints
-/// mean nothing on a read-only tool), so a read tool pays 20 bytes, not 90, in every
-/// tools/list. `readOnlyHint` is always explicit: clients decide on it whether to ask.
+/// MCP tool annotations from an action's (or a group's) safety flags: all four hints,
+/// always, so no client has to know the spec's defaults (a write is destructive and not
+/// idempotent unless it says otherwise); every action reaches GitLab, an open world.
 fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> Value {
-    let mut hints = json!({"readOnlyHint": read_only});
-    if !read_only {
-        // The spec's default is destructive, so a safe write must say it is not.
-        hints["destructiveHint"] = json!(destructive);
-        if idempotent {
-            hints["idempotentHint"] = json!(true);
-        }
-    }
-    hints
+    json!({
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": true,
+    })
+}
+
+/// The server's and every tool's icon: a branch and its merge, in a grey that reads on
+/// light and dark themes alike (inline SVG, no request to fetch it).
+pub const ICON: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M4 2v12M4 10c0-3 8-2 8-6' fill='none' stroke='%23888' stroke-width='2'/%3E%3C/svg%3E";
+
+/// The icons entry of a tool (and of the server's info).
+pub fn icons() -> Value {
+    json!([{"src": ICON, "mimeType": "image/svg+xml", "sizes": ["any"]}])
 }
 
 /// Takes `confirm: true` out of the arguments, wherever a surface puts it.

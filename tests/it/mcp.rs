@@ -120,25 +120,26 @@ async fn tools_carry_annotations_from_the_manifest() {
     for action in ACTIONS {
         let tool = tools.iter().find(|t| t.name == action.tool_name()).unwrap();
         let annotations = tool.annotations.as_ref().expect("annotations");
-        // What a client concludes, with the spec's defaults for what is left out.
-        let read_only = annotations.read_only_hint.unwrap_or(false);
-        assert_eq!(read_only, action.safety.read_only, "{}", action.id);
-        assert!(annotations.read_only_hint.is_some(), "{}", action.id);
-        assert!(annotations.open_world_hint.unwrap_or(true), "{}", action.id);
-        if !read_only {
-            assert_eq!(
-                annotations.destructive_hint.unwrap_or(true),
-                action.safety.destructive,
-                "{}",
-                action.id
-            );
-            assert_eq!(
-                annotations.idempotent_hint.unwrap_or(false),
-                action.safety.idempotent,
-                "{}",
-                action.id
-            );
-        }
+        // All four hints, each as the manifest says.
+        assert_eq!(
+            annotations.read_only_hint,
+            Some(action.safety.read_only),
+            "{}",
+            action.id
+        );
+        assert_eq!(annotations.open_world_hint, Some(true), "{}", action.id);
+        assert_eq!(
+            annotations.destructive_hint,
+            Some(action.safety.destructive),
+            "{}",
+            action.id
+        );
+        assert_eq!(
+            annotations.idempotent_hint,
+            Some(action.safety.idempotent),
+            "{}",
+            action.id
+        );
     }
     client.cancel().await.unwrap();
 }
@@ -235,4 +236,49 @@ async fn stdout_carries_only_json_rpc() {
         !stderr.contains("sandbox-token"),
         "the token is never logged"
     );
+}
+
+/// Every tool of every surface carries all four hints and an icon; the server says who it
+/// is; a fitted tools/list may be cached; the dynamic surface's stays under 3,000 bytes.
+#[tokio::test]
+async fn every_tool_has_all_hints_and_an_icon() {
+    for surface in ["dynamic", "meta", "individual"] {
+        let client = client(&[("TOOL_SURFACE", surface)]).await;
+        let peer = client.peer_info().unwrap();
+        let info = peer.server_info.as_ref().unwrap();
+        assert_eq!(info.title.as_deref(), Some("GitLab MCP server"));
+        assert!(
+            info.description
+                .as_deref()
+                .is_some_and(|d| d.contains("GitLab"))
+        );
+        assert!(info.icons.as_ref().is_some_and(|icons| !icons.is_empty()));
+        let listed = client.list_tools(None).await.unwrap();
+        assert!(
+            listed.ttl_ms.is_some(),
+            "{surface}: fitted tools are fixed for the token"
+        );
+        for tool in &listed.tools {
+            let hints = tool.annotations.as_ref().expect("annotations");
+            assert!(
+                hints.read_only_hint.is_some()
+                    && hints.destructive_hint.is_some()
+                    && hints.idempotent_hint.is_some()
+                    && hints.open_world_hint.is_some(),
+                "{surface}: {}: {hints:?}",
+                tool.name
+            );
+            let icons = tool.icons.as_ref().expect("icons");
+            assert!(
+                icons[0].src.starts_with("data:image/svg+xml,"),
+                "{}",
+                tool.name
+            );
+        }
+        if surface == "dynamic" {
+            let bytes = serde_json::to_string(&listed).unwrap().len();
+            assert!(bytes <= 3_000, "the dynamic tools/list is {bytes} bytes");
+        }
+        client.cancel().await.unwrap();
+    }
 }

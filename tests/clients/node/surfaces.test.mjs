@@ -65,9 +65,11 @@ for (const surface of ["dynamic", "meta", "individual"]) {
       const byName = new Map(tools.map((t) => [t.name, t]));
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, "object", `${tool.name}: input schema is an object`);
-        // A meta tool sends only hints that differ from the spec's defaults (none for a
-        // domain that may destroy); the other surfaces always say whether a tool reads.
-        if (surface !== "meta") assert.ok(tool.annotations, `${tool.name}: has annotations`);
+        // All four hints on every tool of every surface, and an icon.
+        for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+          assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name}: ${hint}`);
+        }
+        assert.ok(tool.icons?.[0]?.src.startsWith("data:image/svg+xml,"), `${tool.name}: icon`);
       }
 
       for (const { id, params } of READS) {
