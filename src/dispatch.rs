@@ -15,6 +15,7 @@ use crate::catalog::{
     UNREADABLE_KEY,
 };
 
+use crate::approval::{Answer, Approval};
 use crate::call::{decode, graphql_decode, graphql_result, read_list};
 use crate::gitlab::{ErrorKind, Pagination};
 use crate::handlers;
@@ -35,6 +36,9 @@ pub struct Outcome {
     /// Sets the annotation priority; `None` for errors.
     pub kind: Option<ContentKind>,
     pub resource: Option<ResourceRef>,
+    /// What the person must approve before the call runs, when their client asks them and
+    /// calls again with the answer (`Approval::Defer`); nothing has been done.
+    pub question: Option<String>,
 }
 
 /// The `gitlab://` resource a get result points at.
@@ -63,6 +67,7 @@ impl Outcome {
             is_error: true,
             kind: None,
             resource: None,
+            question: None,
         }
     }
 }
@@ -85,6 +90,8 @@ pub struct Dispatcher {
     /// Fits the catalog to the instance and token, in the background (`crate::fit`).
     fitting: Option<crate::fit::Fitting>,
     vocabulary: Vocabulary,
+    /// How a destructive call without `confirm` can be approved for this request.
+    approval: Approval,
 }
 
 impl Dispatcher {
@@ -94,6 +101,7 @@ impl Dispatcher {
             policy,
             fitting: None,
             vocabulary: Vocabulary::default(),
+            approval: Approval::Flag,
         }
     }
 
@@ -139,6 +147,13 @@ impl Dispatcher {
     /// The same dispatcher, answering in the words of another front end.
     pub fn speaking(mut self, vocabulary: Vocabulary) -> Self {
         self.vocabulary = vocabulary;
+        self
+    }
+
+    /// The same dispatcher, for a request whose client can ask the person to approve a
+    /// destructive call (`approval.rs`).
+    pub fn with_approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
         self
     }
 
@@ -284,21 +299,11 @@ impl Dispatcher {
         if action.is_mutation() && self.policy.safe_mode {
             return self.finish(Outcome::error(safe_mode_preview(action, &plan)));
         }
-        if self.policy.needs_confirmation(action) && !confirm {
-            if let Some(consequence) = action.safety.consequence {
-                return self.finish(Outcome::error(format!(
-                    "`{}` needs the user's explicit approval of exactly this: {} {}",
-                    action.id,
-                    crate::catalog::fill(consequence, &plan.args),
-                    self.vocabulary.confirm_strong
-                )));
-            }
-            return self.finish(Outcome::error(format!(
-                "`{}` is destructive ({}) and needs confirmation. {}",
-                action.id,
-                action.title.to_lowercase(),
-                self.vocabulary.confirm
-            )));
+        if self.policy.needs_confirmation(action)
+            && !confirm
+            && let Some(refused) = self.approve(action, &plan.args).await
+        {
+            return self.finish(refused);
         }
 
         let context = self.context.for_call();
@@ -309,6 +314,50 @@ impl Dispatcher {
         let mut outcome = self.finish(outcome);
         budget::fit(&mut outcome, self.context.result_budget(), action);
         outcome
+    }
+
+    /// Whether a destructive call without `confirm` may run: `None` when the person
+    /// approved it through their client; otherwise what to answer instead (the refusal
+    /// that asks for `confirm: true`, the question for the client to put, or that the
+    /// person said no and nothing was done).
+    async fn approve(&self, action: &'static Action, args: &Args) -> Option<Outcome> {
+        let answer = match &self.approval {
+            Approval::Flag => None,
+            Approval::Ask(asker) => asker.ask(approval_question(action, args)).await,
+            Approval::Defer => {
+                return Some(Outcome {
+                    question: Some(approval_question(action, args)),
+                    ..Outcome::error(format!(
+                        "`{}` waits for the user's approval; nothing was done.",
+                        action.id
+                    ))
+                });
+            }
+            Approval::Answered(answer) => Some(*answer),
+        };
+        match answer {
+            Some(Answer::Approved) => None,
+            Some(answer) => Some(not_approved(action, args, answer)),
+            None => Some(Outcome::error(self.refusal(action, args))),
+        }
+    }
+
+    /// Why a destructive call without `confirm` was refused, and how to approve it.
+    fn refusal(&self, action: &Action, args: &Args) -> String {
+        if let Some(consequence) = action.safety.consequence {
+            return format!(
+                "`{}` needs the user's explicit approval of exactly this: {} {}",
+                action.id,
+                crate::catalog::fill(consequence, args),
+                self.vocabulary.confirm_strong
+            );
+        }
+        format!(
+            "`{}` is destructive ({}) and needs confirmation. {}",
+            action.id,
+            action.title.to_lowercase(),
+            self.vocabulary.confirm
+        )
     }
 
     /// Calls GitLab (or the action's handler) and returns the result's full structure.
@@ -490,6 +539,7 @@ impl Dispatcher {
             is_error: false,
             kind: Some(action.content_kind()),
             resource,
+            question: None,
         }
     }
 
@@ -614,6 +664,72 @@ impl Dispatcher {
     }
 }
 
+/// What the person is asked to approve: the refusal's words (the consequence in so many
+/// words where the action states one), and what it acts on.
+fn approval_question(action: &Action, args: &Args) -> String {
+    match action.safety.consequence {
+        Some(consequence) => format!(
+            "`{}` needs your explicit approval of exactly this: {} (on {}). Approve only if you mean this action on this target.",
+            action.id,
+            crate::catalog::fill(consequence, args),
+            target(action, args)
+        ),
+        None => format!(
+            "`{}` is destructive ({}) on {}, and may not be possible to undo. Approve it?",
+            action.id,
+            action.title.to_lowercase(),
+            target(action, args)
+        ),
+    }
+}
+
+/// What a call acts on: its required arguments (secrets left out), as `name value`.
+fn target(action: &Action, args: &Args) -> String {
+    let named: Vec<String> = action
+        .required_params()
+        .filter(|spec| !spec.secret)
+        .filter_map(|spec| {
+            crate::catalog::arg_text(args, spec.name)
+                .map(|value| format!("{} `{value}`", spec.name))
+        })
+        .collect();
+    if named.is_empty() {
+        "no target named".to_owned()
+    } else {
+        named.join(", ")
+    }
+}
+
+/// The answer to a destructive call the person did not approve: nothing was done, which
+/// is not a failure. Its structure is the action's message where its result is one; an
+/// action that returns an entity has none to give, so the answer is marked an error
+/// rather than break the tool's output schema.
+fn not_approved(action: &Action, args: &Args, answer: Answer) -> Outcome {
+    let how = match answer {
+        Answer::Dismissed => "dismissed the approval of",
+        Answer::Declined | Answer::Approved => "declined",
+    };
+    let text = format!(
+        "Nothing was done: the user {how} `{}` ({}: {}). Do not call it again unless they ask for it.",
+        action.id,
+        action.title.to_lowercase(),
+        target(action, args)
+    );
+    if !matches!(action.result, ResultShape::Message { .. }) {
+        return Outcome::error(text);
+    }
+    let mut structured = Map::new();
+    structured.insert("message".into(), Value::String(text.clone()));
+    Outcome {
+        text,
+        structured: Some(structured),
+        is_error: false,
+        kind: Some(ContentKind::Mutation),
+        resource: None,
+        question: None,
+    }
+}
+
 /// The string values of the action's secret parameters among `args`, by name or alias.
 fn secret_values(action: &Action, args: &Args) -> Vec<String> {
     action
@@ -636,6 +752,11 @@ fn scrub(mut outcome: Outcome, redactor: &crate::redact::Redactor) -> Outcome {
     }
     if let std::borrow::Cow::Owned(clean) = redactor.text(&outcome.text) {
         outcome.text = clean;
+    }
+    if let Some(question) = &mut outcome.question
+        && let std::borrow::Cow::Owned(clean) = redactor.text(question)
+    {
+        *question = clean;
     }
     if let Some(structured) = outcome.structured.take() {
         let mut value = Value::Object(structured);

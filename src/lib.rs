@@ -17,6 +17,7 @@ macro_rules! say {
     }};
 }
 
+pub mod approval;
 pub mod call;
 pub mod catalog;
 pub mod cli;

@@ -14,22 +14,24 @@
 //! request runs with its own caller's credentials and sees the catalog fitted to them
 //! (`views.rs`).
 
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, CompletionInfo, ContentBlock, EmbeddedResource, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptArgument, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
-    ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, TextContent,
-    Tool,
+    CompleteResult, CompletionInfo, ContentBlock, ElicitRequestParams, EmbeddedResource, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
+    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, TextContent, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::approval::{self, Answer, Approval, Asker};
 use crate::catalog::ContentKind;
 use crate::dispatch::{Context, Dispatcher, Outcome};
 use crate::gitlab::GitlabClient;
@@ -292,6 +294,34 @@ impl GitlabServer {
         })
     }
 
+    /// How a destructive call of this request can be approved: by asking the person when
+    /// the client declares form elicitation; on 2026-07-28 by an `input_required` result
+    /// (or with the answer its retry carries), before that by `elicitation/create`, which
+    /// only a stdio connection can carry (over HTTP each POST is answered on its own).
+    fn approval(
+        &self,
+        context: &RequestContext<RoleServer>,
+        responses: Option<&rmcp::model::InputResponses>,
+    ) -> Approval {
+        let elicits = context
+            .client_capabilities()
+            .and_then(|capabilities| capabilities.elicitation)
+            .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
+        if !elicits {
+            return Approval::Flag;
+        }
+        if !is_legacy(context) {
+            return match responses.and_then(|r| r.get(approval::FIELD)) {
+                Some(answer) => Approval::Answered(approval::answer_of(answer)),
+                None => Approval::Defer,
+            };
+        }
+        match &self.inner.access {
+            Access::Fixed { .. } => Approval::Ask(Arc::new(PeerAsker(context.peer.clone()))),
+            Access::PerRequest { .. } => Approval::Flag,
+        }
+    }
+
     fn instructions(&self) -> String {
         let common = "Projects are named by full path (`group/sub/project`) or numeric id. Results end with next steps that name action ids (`merge_request.get`). Destructive actions need `confirm: true`, and only after the user approves.";
         let how = match self.inner.kind {
@@ -325,6 +355,38 @@ fn vocabulary(kind: SurfaceKind) -> Vocabulary {
         SurfaceKind::Dynamic => Vocabulary::MCP_DYNAMIC,
         SurfaceKind::Meta | SurfaceKind::Individual => Vocabulary::MCP_LISTED,
     }
+}
+
+/// Asks the person through the client's `elicitation/create` and waits for the answer.
+struct PeerAsker(Peer<RoleServer>);
+
+impl Asker for PeerAsker {
+    fn ask(&self, message: String) -> Pin<Box<dyn Future<Output = Option<Answer>> + Send + '_>> {
+        Box::pin(async move {
+            let params: ElicitRequestParams =
+                serde_json::from_value(approval::form(&message)).ok()?;
+            match self.0.create_elicitation(params).await {
+                Ok(result) => Some(approval::answer_of(&serde_json::to_value(result).ok()?)),
+                Err(error) => {
+                    tracing::info!(%error, "the client could not ask the user: confirm: true is needed");
+                    None
+                }
+            }
+        })
+    }
+}
+
+/// The 2026-07-28 answer that has the client ask the person `question` (a form with one
+/// boolean, `confirm`) and call again with the answer.
+fn input_required(question: &str) -> Result<InputRequiredResult, McpError> {
+    let request: InputRequest = serde_json::from_value(serde_json::json!({
+        "method": "elicitation/create",
+        "params": approval::form(question),
+    }))
+    .map_err(|error| McpError::internal_error(format!("elicitation request: {error}"), None))?;
+    Ok(InputRequiredResult::from_input_requests(
+        [(approval::FIELD.to_owned(), request)].into(),
+    ))
 }
 
 /// The MCP result for an outcome: Markdown with its annotation, the structure, the link.
@@ -440,9 +502,11 @@ impl ServerHandler for GitlabServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let approval = self.approval(&context, request.input_responses.as_ref());
         let arguments = request.arguments.unwrap_or_default();
         let work = async {
-            let serving = self.serving(&context, Wait::Call).await?;
+            let mut serving = self.serving(&context, Wait::Call).await?;
+            serving.dispatcher = serving.dispatcher.with_approval(approval);
             let outcome = self
                 .scoped(
                     &serving.dispatcher,
@@ -461,6 +525,10 @@ impl ServerHandler for GitlabServer {
             }
         };
         match outcome {
+            Some(Outcome {
+                question: Some(question),
+                ..
+            }) => Ok(input_required(&question)?.into()),
             Some(outcome) => Ok(call_result(&outcome).into()),
             None => Err(McpError::invalid_params(
                 format!("Unknown tool: {}", request.name),

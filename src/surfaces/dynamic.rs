@@ -259,6 +259,7 @@ pub fn find(index: &Index, request: &FindRequest) -> Outcome {
         is_error: false,
         kind: Some(ContentKind::List),
         resource: None,
+        question: None,
     }
 }
 

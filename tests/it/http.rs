@@ -1346,3 +1346,126 @@ async fn with_oauth_only_a_personal_access_token_is_refused() {
         challenge(&reply)
     );
 }
+
+/// A 2026-07-28 tools/call of `branch.delete` without `confirm`, from a client whose
+/// `_meta` declares elicitation (or not), with the answers of an earlier round.
+fn delete_2026(elicits: bool, responses: Option<Value>) -> String {
+    let capabilities = if elicits {
+        json!({"elicitation": {"form": {}}})
+    } else {
+        json!({})
+    };
+    let mut params = json!({
+    "name": "gitlab_execute_action",
+    "arguments": {"action": "branch.delete", "params": {"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}},
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    }});
+    if let Some(responses) = responses {
+        params["inputResponses"] = responses;
+    }
+    json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": params}).to_string()
+}
+
+const HEADERS_2026: [(&str, &str); 4] = [
+    ALICE,
+    ("mcp-protocol-version", "2026-07-28"),
+    ("mcp-method", "tools/call"),
+    ("mcp-name", "gitlab_execute_action"),
+];
+
+/// Over stateless HTTP a 2026-07-28 client that declares elicitation gets `input_required`
+/// with a one-boolean form, and its retry decides: declined keeps the branch (an isError
+/// false result saying nothing was done), accepted deletes it. Without the capability the
+/// call is refused until `confirm: true`, as before. A 2025-11-25 client over HTTP cannot
+/// be sent `elicitation/create` (each POST is answered on its own): it needs `confirm`.
+#[tokio::test]
+async fn input_required_asks_before_a_destructive_call() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let server = HttpServer::start(gitlab.url(), &[], &[NO_FITTING]);
+    let branch = call(
+        "branch.get",
+        json!({"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}),
+    );
+    let exists = async || {
+        let reply = post(&server.endpoint, &[ALICE], &branch).await;
+        !reply.is_tool_error()
+    };
+    assert!(exists().await, "seeded");
+
+    let reply = post(&server.endpoint, &HEADERS_2026, &delete_2026(true, None)).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let result = &reply.body["result"];
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let ask = &result["inputRequests"]["confirm"];
+    assert_eq!(ask["method"], "elicitation/create", "{result}");
+    assert_eq!(ask["params"]["mode"], "form", "{result}");
+    assert_eq!(
+        ask["params"]["requestedSchema"]["properties"]["confirm"]["type"],
+        "boolean"
+    );
+    assert!(
+        ask["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("on project_id `acme/platform/api`, branch_name `fix/login-pipe`"),
+        "{result}"
+    );
+    assert!(exists().await, "asking deletes nothing");
+
+    for answer in [
+        json!({"action": "decline"}),
+        json!({"action": "cancel"}),
+        json!({"action": "accept", "content": {"confirm": false}}),
+    ] {
+        let retry = delete_2026(true, Some(json!({"confirm": answer})));
+        let reply = post(&server.endpoint, &HEADERS_2026, &retry).await;
+        assert_eq!(
+            reply.body["result"]["resultType"], "complete",
+            "{}",
+            reply.body
+        );
+        assert!(!reply.is_tool_error(), "{}", reply.body);
+        assert!(
+            reply.tool_text().starts_with("Nothing was done"),
+            "{answer}: {}",
+            reply.body
+        );
+        assert!(exists().await, "{answer}: kept");
+    }
+
+    let reply = post(&server.endpoint, &HEADERS_2026, &delete_2026(false, None)).await;
+    assert!(reply.is_tool_error(), "{}", reply.body);
+    assert!(
+        reply.tool_text().contains("`confirm: true`"),
+        "{}",
+        reply.body
+    );
+    let legacy = call(
+        "branch.delete",
+        json!({"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}),
+    );
+    let reply = post(&server.endpoint, &[ALICE], &legacy).await;
+    assert!(
+        reply.tool_text().contains("`confirm: true`"),
+        "{}",
+        reply.body
+    );
+    assert!(exists().await, "refused");
+
+    let accept = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let reply = post(
+        &server.endpoint,
+        &HEADERS_2026,
+        &delete_2026(true, Some(accept)),
+    )
+    .await;
+    assert!(!reply.is_tool_error(), "{}", reply.body);
+    assert!(
+        reply.tool_text().contains("Deleted branch"),
+        "{}",
+        reply.body
+    );
+    assert!(!exists().await, "deleted");
+}

@@ -6,6 +6,7 @@ mod support;
 
 mod completions;
 mod deploy;
+mod elicitation;
 mod errors;
 mod faults;
 mod first_hour;

@@ -8,7 +8,7 @@ use gitlab_mcp::policy::Policy;
 use gitlab_mcp::sandbox::{self, Sandbox};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 
 pub const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
@@ -17,7 +17,34 @@ pub type Client = RunningService<RoleClient, ()>;
 
 /// The binary serving MCP over stdio on its own sandbox, with extra environment.
 pub async fn client(env: &[(&str, &str)]) -> Client {
-    let command = tokio::process::Command::new(BINARY).configure(|command| {
+    client_as((), env).await
+}
+
+/// The binary serving MCP over stdio on its own sandbox to a client answering as
+/// `handler` does (elicitation, progress), on the initialize lifecycle.
+pub async fn client_as<H: ClientHandler>(
+    handler: H,
+    env: &[(&str, &str)],
+) -> RunningService<RoleClient, H> {
+    let command = server_command(env);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let client = handler
+        .serve(transport)
+        .await
+        .expect("the MCP handshake succeeds");
+    if !env.contains(&("GITLAB_FIT_CATALOG", "false")) {
+        fitted(&client).await;
+    }
+    client
+}
+
+/// The binary serving MCP over stdio on its own sandbox, with extra environment (and none
+/// of the settings the test run's own environment may carry).
+pub fn server_command(env: &[(&str, &str)]) -> tokio::process::Command {
+    tokio::process::Command::new(BINARY).configure(|command| {
         command.args(["--sandbox", "serve"]);
         for name in [
             "TOOL_SURFACE",
@@ -39,22 +66,13 @@ pub async fn client(env: &[(&str, &str)]) -> Client {
         for (name, value) in env {
             command.env(name, value);
         }
-    });
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the binary starts");
-    let client = ().serve(transport).await.expect("the MCP handshake succeeds");
-    if !env.contains(&("GITLAB_FIT_CATALOG", "false")) {
-        fitted(&client).await;
-    }
-    client
+    })
 }
 
 /// Waits until the server has fitted its catalog to the sandbox (the catalog resource
 /// then says what it learned), so that a test sees the fitted tools however loaded the
 /// machine is: before that, requests are answered with the catalog as known unfitted.
-pub async fn fitted(client: &Client) {
+pub async fn fitted<H: ClientHandler>(client: &RunningService<RoleClient, H>) {
     let started = std::time::Instant::now();
     loop {
         let manifest = client
