@@ -530,4 +530,114 @@ async fn the_sandbox_signs_in_as_gitlab_does() {
 
 async fn json_of(response: reqwest::Response) -> Value {
     serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+#[tokio::test]
+async fn updating_records_label_state_and_milestone_events() {
+    let api = Api::start().await;
+    let (status, body) = api
+        .send(
+            "PUT",
+            &format!("{API}/issues/17"),
+            json!({"add_labels": "docs", "remove_labels": "priority::high", "state_event": "close", "milestone_id": 302}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, labels) = api
+        .send(
+            "GET",
+            &format!("{API}/issues/17/resource_label_events"),
+            json!({}),
+        )
+        .await;
+    let changes: Vec<(String, String)> = labels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap().to_owned(),
+                e["label"]["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes[changes.len() - 2..],
+        [
+            ("add".to_owned(), "docs".to_owned()),
+            ("remove".to_owned(), "priority::high".to_owned())
+        ],
+        "{labels}"
+    );
+    assert_eq!(labels[6]["user"]["username"], json!("alice"));
+    let (_, states) = api
+        .send(
+            "GET",
+            &format!("{API}/issues/17/resource_state_events"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        states.as_array().unwrap().last().unwrap()["state"],
+        json!("closed"),
+        "{states}"
+    );
+    let (_, milestones) = api
+        .send(
+            "GET",
+            &format!("{API}/issues/17/resource_milestone_events"),
+            json!({}),
+        )
+        .await;
+    let last: Vec<(&str, &str)> = milestones.as_array().unwrap()[3..]
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["milestone"]["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(last, [("remove", "v1.4"), ("add", "v1.5")], "{milestones}");
+    // Closing a closed issue changes nothing, so it records nothing.
+    api.send(
+        "PUT",
+        &format!("{API}/issues/17"),
+        json!({"state_event": "close"}),
+    )
+    .await;
+    let (_, again) = api
+        .send(
+            "GET",
+            &format!("{API}/issues/17/resource_state_events"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(again.as_array().unwrap().len(), 3);
+    // A merge request's label replacement records what it added and took off.
+    api.send(
+        "PUT",
+        &format!("{API}/merge_requests/42"),
+        json!({"labels": "feature,api,bug"}),
+    )
+    .await;
+    let (_, mr_labels) = api
+        .send(
+            "GET",
+            &format!("{API}/merge_requests/42/resource_label_events"),
+            json!({}),
+        )
+        .await;
+    let tail: Vec<(&str, &str)> = mr_labels.as_array().unwrap()[5..]
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["label"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tail,
+        [("add", "bug"), ("remove", "needs-review")],
+        "{mr_labels}"
+    );
 }
