@@ -26,7 +26,8 @@
 //! | `snippet_raw`, `project_snippet_raw` | `snippet.raw`, `snippet.project_raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `runner_by_owner_id` | `runner.create` | `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
-//! | `upload_file` | `wiki.attachment_upload`, `upload.project_create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `secure_file_download` | `secure_file.download` | the byte budget of `file_raw` over a secure file; a keystore or profile is reported by size |
+//! | `upload_file` | `wiki.attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
 //! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
@@ -46,6 +47,7 @@ mod positions;
 mod registry;
 mod releases;
 mod runners;
+mod secure_files;
 mod snippets;
 mod test_report;
 mod uploads;
@@ -133,6 +135,7 @@ handlers! {
         snippet_raw => snippets::snippet_raw,
         project_snippet_raw => snippets::project_snippet_raw,
         tag_cleanup => registry::tag_cleanup,
+        secure_file_download => secure_files::secure_file_download,
     }
     plan {
         milestone_by_reference => milestones::by_reference,

@@ -65,10 +65,19 @@ fn check_file_name(name: &str) -> Result<&str, String> {
     Ok(name)
 }
 
+/// The file's name: `file_name`, or `name` where GitLab's own parameter is the file's name
+/// (`secure_file.create`, whose `name` is sent as a form field too).
+fn file_name_of(args: &crate::catalog::Args) -> &str {
+    ["file_name", "name"]
+        .iter()
+        .find_map(|key| args.get(*key).and_then(Value::as_str))
+        .unwrap_or_default()
+}
+
 /// For a safe-mode preview: the file the call would upload, or why it could not.
 pub fn preview(args: &crate::catalog::Args) -> String {
     let text = |name: &str| args.get(name).and_then(Value::as_str);
-    let checked = check_file_name(text("file_name").unwrap_or_default()).and_then(|name| {
+    let checked = check_file_name(file_name_of(args)).and_then(|name| {
         file_bytes(text("content").unwrap_or_default(), text("encoding")).map(|b| (name, b))
     });
     match checked {
@@ -87,8 +96,8 @@ pub async fn upload_file(
     plan: &Plan,
 ) -> Result<Value, ActionError> {
     let text = |name: &str| plan.args.get(name).and_then(Value::as_str);
-    let file_name = check_file_name(text("file_name").unwrap_or_default())
-        .map_err(ActionError::InvalidParams)?;
+    let file_name =
+        check_file_name(file_name_of(&plan.args)).map_err(ActionError::InvalidParams)?;
     let bytes = file_bytes(text("content").unwrap_or_default(), text("encoding"))
         .map_err(ActionError::InvalidParams)?;
     let request = plan.request.clone().upload("file", file_name, bytes);

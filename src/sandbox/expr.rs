@@ -239,6 +239,12 @@ impl Scope {
                         .map_or(name.as_str(), |(stem, _)| stem)
                 )
             }
+            // A file name's extension without its dot (`keystore`), empty when it has none:
+            // a secure file's `file_extension`.
+            "extension" => {
+                let name = text(&value);
+                json!(name.rsplit_once('.').map_or("", |(_, extension)| extension))
+            }
             // Whether GitLab embeds an upload (`![...]`) rather than links it: an image,
             // video or audio file by its extension.
             "media" => json!(is_media(&text(&value))),
@@ -534,6 +540,7 @@ const FILTERS: &[&str] = &[
     "date",
     "file_name",
     "stem",
+    "extension",
     "media",
     "items",
     "object",
