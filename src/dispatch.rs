@@ -730,7 +730,8 @@ fn not_approved(action: &Action, args: &Args, answer: Answer) -> Outcome {
     }
 }
 
-/// The string values of the action's secret parameters among `args`, by name or alias.
+/// The string values of the action's secret parameters among `args`, by name or alias;
+/// a secret map (an integration's `credentials`) gives each of its values.
 fn secret_values(action: &Action, args: &Args) -> Vec<String> {
     action
         .params
@@ -738,9 +739,16 @@ fn secret_values(action: &Action, args: &Args) -> Vec<String> {
         .filter(|spec| spec.secret)
         .flat_map(|spec| std::iter::once(spec.name).chain(spec.aliases.iter().copied()))
         .filter_map(|name| args.get(name))
-        .map(|value| match value {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
+        .flat_map(|value| match value {
+            Value::String(text) => vec![text.clone()],
+            Value::Object(entries) => entries
+                .values()
+                .map(|value| match value {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                })
+                .collect(),
+            other => vec![other.to_string()],
         })
         .collect()
 }

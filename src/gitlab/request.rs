@@ -406,6 +406,17 @@ impl Request {
         self
     }
 
+    /// Moves the entries of the object under `name` to the top of the JSON body, where
+    /// GitLab reads them (an integration's settings); a field already there is kept.
+    pub fn spread_body(mut self, name: &str) -> Self {
+        if let Some(Value::Object(entries)) = self.body.remove(name) {
+            for (key, value) in entries {
+                self.body.entry(key).or_insert(value);
+            }
+        }
+        self
+    }
+
     /// Sends `bytes` as the file `file_name` in the form field `field`: the request goes
     /// as `multipart/form-data`, every body field a text part beside the file.
     pub fn upload(mut self, field: &'static str, file_name: &str, bytes: Vec<u8>) -> Self {

@@ -34,11 +34,13 @@
 //! | `work_item_widgets` | `work_item.list`, `.get`, `epic.list`, `.get` | GraphQL's widgets (description, assignees, labels, dates, hierarchy) merged into the work item as fields |
 //! | `work_item_create` | `work_item.create` | the work item type's global ID (and the parent's) looked up by name and IID first |
 //! | `work_item_update` | `work_item.update` | the global IDs GitLab wants looked up first: the work item's from its IID, labels' from their titles, assignees' from their usernames |
+//! | `integration_settings` | `integration.get`, `.update`, `.group_get`, `.group_update` | each of GitLab's 52 integrations has its own fields, read at the top of the body: `settings` and the secret `credentials` objects are spread there; GitLab's `properties` (an object of any values) become named text settings, and the `*_events` flags a list of events |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
 mod changes;
 mod files;
+mod integrations;
 mod invitations;
 mod job_log;
 mod log_focus;
@@ -148,6 +150,7 @@ handlers! {
         work_item_create => work_items::work_item_create,
         work_item_update => work_items::work_item_update,
         releases_with_project => releases::releases_with_project,
+        integration_settings => integrations::integration_settings,
     }
 }
 

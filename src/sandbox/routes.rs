@@ -83,6 +83,12 @@ pub const ROUTES: &[Route] = &[
         reason: "GitLab's GraphQL endpoint is one path for every operation: the sandbox does not interpret GraphQL, it recognises the operations the catalog sends by name and answers them from the work item records (issues included) in the shape their documents select; an unknown operation gets GraphQL's `errors` answer.",
         run: super::graphql_routes::graphql,
     },
+    // --- projects (issue 24)
+    Route {
+        name: "integration_set",
+        reason: "Setting up an integration creates it when it was never set up (GitLab's find-or-initialize) and sorts the body's fields by the integration's kind: event flags on the record, secret fields kept but never answered, the rest its `properties`; each of the 50 kinds has its own required fields.",
+        run: integration_set,
+    },
 ];
 
 fn default_branch(call: &Call<'_>) -> String {
@@ -241,4 +247,68 @@ fn compare(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     Ok(Answer::ok(
         json!({"commit": head, "commits": ahead, "diffs": diffs, "compare_timeout": false, "compare_same_ref": false, "web_url": web_url}),
     ))
+}
+
+/// `PUT /projects/:id/integrations/:slug` and the group's: set up or change the integration
+/// and turn it on (`integration_kinds.json` names each kind's title, required and secret
+/// fields).
+fn integration_set(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+    let slug = call.path.get("slug").map(text).unwrap_or_default();
+    let kind = store
+        .find("integration_kinds", &[], &slug)
+        .ok_or_else(|| Failure::new(404, "404 Not Found"))?;
+    let names = |field: &str| -> Vec<String> {
+        kind[field]
+            .as_array()
+            .map(|items| items.iter().map(text).collect())
+            .unwrap_or_default()
+    };
+    let (required, secret) = (names("required"), names("secret_fields"));
+    // The path's own record (when set up before) is not the owner.
+    let owner: Vec<super::store::Ancestor> = call
+        .ancestors
+        .iter()
+        .filter(|a| a.collection != call.collection)
+        .cloned()
+        .collect();
+    let existing = store.find(&call.collection, &owner, &slug);
+    let now = store.tick();
+    let mut record = existing.clone().unwrap_or_else(
+        || json!({"slug": slug, "title": kind["title"], "properties": {}, "_secrets": {}}),
+    );
+    for (field, value) in call.body {
+        let flag = field.ends_with("_events") || field == "comment_on_event_enabled";
+        if flag {
+            record[field] = json!(text(value) == "true");
+        } else if field == "use_inherited_settings" {
+            record["inherited"] = json!(text(value) == "true");
+        } else if secret.contains(field) {
+            record["_secrets"][field] = value.clone();
+        } else {
+            record["properties"][field] = value.clone();
+        }
+    }
+    // A required field must be given, or kept from before (secrets included).
+    let has = |field: &str| {
+        [&record["properties"][field], &record["_secrets"][field]]
+            .iter()
+            .any(|v| !v.is_null() && !text(v).is_empty())
+    };
+    if let Some(field) = required.iter().find(|field| !has(field)) {
+        return Err(Failure::missing(field));
+    }
+    record["active"] = json!(true);
+    if record.get("inherited").is_none() {
+        record["inherited"] = json!(false);
+    }
+    record["updated_at"] = json!(now);
+    match existing {
+        Some(before) => store.replace(&call.collection, &before, record.clone()),
+        None => {
+            record["id"] = json!(store.next_id(&call.collection));
+            store.stamp(&call.collection, &owner, &mut record, &now);
+            record = store.insert(&call.collection, &owner, record);
+        }
+    }
+    Ok(Answer::ok(super::store::public(&record)))
 }
