@@ -530,6 +530,8 @@ async fn the_sandbox_signs_in_as_gitlab_does() {
 
 async fn json_of(response: reqwest::Response) -> Value {
     serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+}
+
 #[tokio::test]
 async fn updating_records_label_state_and_milestone_events() {
     let api = Api::start().await;
