@@ -156,13 +156,15 @@ fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> Value {
     })
 }
 
-/// The server's and every tool's icon: a branch and its merge, in a grey that reads on
+/// The server's and every tool's icon: a trunk and a branch leaving it, in a grey that reads on
 /// light and dark themes alike (inline SVG, no request to fetch it).
-pub const ICON: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Cpath d='M4 2v12M4 10c0-3 8-2 8-6' fill='none' stroke='%23888' stroke-width='2'/%3E%3C/svg%3E";
+pub const ICON: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 8 8'%3E%3Cpath d='M2 1v6M2 5l4-4' stroke='gray'/%3E%3C/svg%3E";
 
 /// The icons entry of a tool (and of the server's info).
 pub fn icons() -> Value {
-    json!([{"src": ICON, "mimeType": "image/svg+xml", "sizes": ["any"]}])
+    // The data URI names its type, and an SVG scales to any size, so the optional
+    // `mimeType` and `sizes` would only add bytes to every tool of every tools/list.
+    json!([{"src": ICON}])
 }
 
 /// Takes `confirm: true` out of the arguments, wherever a surface puts it.
