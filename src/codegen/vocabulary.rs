@@ -36,8 +36,9 @@ pub struct ActionVocabulary {
     pub caller: bool,
 }
 
-/// The reference kinds a domain may claim: `!42`, `#17`, `@name`, a SHA, a file name.
-pub const REFERENCE_KINDS: &[&str] = &["!", "#", "@", "sha", "file"];
+/// The reference kinds a domain may claim: `!42`, `#17`, `@name`, a SHA, a file name, a
+/// path-like name (`acme/web`, the container a request is about).
+pub const REFERENCE_KINDS: &[&str] = &["!", "#", "@", "sha", "file", "path"];
 
 /// The operation an action's method and result imply.
 pub fn implied_operation(def: &ActionDef) -> &'static str {

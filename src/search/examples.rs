@@ -28,6 +28,9 @@ const COMMON_SHARE: usize = 4;
 /// close requests are surer evidence than one.
 const RUNNERS_UP_SHARE: f64 = 0.5;
 
+/// What a known request sharing a single word with a longer request counts for.
+const SINGLE_WORD: f64 = 0.3;
+
 /// The known requests, indexed by word.
 pub struct Examples {
     table: Table,
@@ -43,6 +46,8 @@ pub struct Examples {
 struct Scratch {
     /// By request.
     scores: Vec<f64>,
+    /// By request: how many of the query's terms it shares.
+    shared: Vec<u8>,
     touched: Vec<u32>,
     /// By table action: its three nearest requests (score, request).
     nearest: Vec<[(f64, u32); 3]>,
@@ -150,6 +155,7 @@ impl Examples {
         query_terms.retain(|t| !ignored.contains(t));
         query_terms.sort_unstable();
         query_terms.dedup();
+        let words = query_terms.len();
         let query_terms: Vec<usize> = query_terms.iter().filter_map(|t| table.term(t)).collect();
         scratch.fit(table.requests(), table.actions());
         // Sums and the requests touched. A word in a quarter of all requests or more
@@ -162,6 +168,7 @@ impl Examples {
         let has_rare = lists.first().is_some_and(|list| list.len() < common);
         let Scratch {
             scores,
+            shared,
             touched,
             nearest,
             reached,
@@ -178,6 +185,7 @@ impl Examples {
                     touched.push(request);
                 }
                 *score += weight;
+                shared[request as usize] = shared[request as usize].saturating_add(1);
             }
         }
         // Each action's three nearest requests.
@@ -201,11 +209,23 @@ impl Examples {
                 }
             }
         }
+        // A request sharing one word only with the query (when it has more) is weak
+        // evidence, however rare the word: "contributors" in a request to credit them in
+        // release notes says nothing about listing a project's contributors.
+        let single =
+            |request: u32| words > 1 && request != u32::MAX && shared[request as usize] <= 1;
         let mut evidence: Vec<(usize, f64, u32)> = reached
             .iter()
             .map(|&action| {
                 let best = nearest[action as usize];
-                let score = best[0].0 + RUNNERS_UP_SHARE * (best[1].0 + best[2].0);
+                let score: f64 = best
+                    .iter()
+                    .zip([1.0, RUNNERS_UP_SHARE, RUNNERS_UP_SHARE])
+                    .map(|(&(score, request), share)| {
+                        let damped = if single(request) { SINGLE_WORD } else { 1.0 };
+                        score * share * damped
+                    })
+                    .sum();
                 (action as usize, score, best[0].1)
             })
             .collect();
@@ -284,6 +304,7 @@ impl Scratch {
     fn fit(&mut self, requests: usize, actions: usize) {
         if self.scores.len() < requests {
             self.scores.resize(requests, 0.0);
+            self.shared.resize(requests, 0);
         }
         if self.nearest.len() < actions {
             self.nearest.resize(actions, [(0.0, u32::MAX); 3]);
@@ -295,6 +316,7 @@ impl Scratch {
     fn clear(&mut self) {
         for request in self.touched.drain(..) {
             self.scores[request as usize] = 0.0;
+            self.shared[request as usize] = 0;
         }
         for action in self.reached.drain(..) {
             self.nearest[action as usize] = [(0.0, u32::MAX); 3];

@@ -42,6 +42,8 @@ pub struct Document {
     pub container: Option<usize>,
     /// Term → strongest class it appears in.
     pub terms: HashMap<String, Class>,
+    /// Stems of the words of its tags and title that ask for an operation.
+    pub verbs: Vec<String>,
     /// Some known request (`actions/requests/`) asks for it.
     pub asked_for: bool,
 }
@@ -93,6 +95,8 @@ pub struct Prepared {
 }
 
 struct PreparedAction {
+    /// Stems of the words of its tags and title that ask for an operation.
+    verbs: Vec<String>,
     /// Term → strongest class, from every text but the parameters.
     terms: HashMap<String, Class>,
     /// Each parameter's name and its terms: whether a parameter counts depends on how many
@@ -125,9 +129,25 @@ impl Prepared {
     /// `keep` accepts: leaving one writer's requests out measures the ranking on them as on
     /// requests never seen.
     pub fn built_in_with_requests(keep: impl Fn(&str) -> bool) -> Self {
+        Self::built_in_learning(keep, |_| true)
+    }
+
+    /// The built-in catalog as if the actions `asked` rejects were new: no known request
+    /// names them (a request for one of them and another counts for the other only). It
+    /// measures how an action ranks on arrival, from its YAML alone.
+    pub fn built_in_without_requests_for(asked: impl Fn(&str) -> bool) -> Self {
+        Self::built_in_learning(|_| true, asked)
+    }
+
+    /// The built-in catalog learning from the requests of the files (sources) `keep`
+    /// accepts, for the actions `asked` accepts.
+    fn built_in_learning(keep: impl Fn(&str) -> bool, asked: impl Fn(&str) -> bool) -> Self {
         let actions: Vec<&'static Action> = catalog::ACTIONS.iter().collect();
         let domains: Vec<&'static DomainInfo> = catalog::DOMAINS.iter().collect();
-        Self::with_requests(&actions, &domains, &[&catalog::VOCABULARY], keep)
+        Self::prepare(&actions, &domains, &[&catalog::VOCABULARY], |action_id| {
+            let action_id = |id: &str| action_id(id).filter(|_| asked(id));
+            Examples::new(catalog::REQUESTS, action_id, keep)
+        })
     }
 
     /// The vocabulary of `actions`, `domains` and the shared `vocabularies`, and every
@@ -165,6 +185,21 @@ impl Prepared {
         examples: impl FnOnce(&dyn Fn(&str) -> Option<usize>) -> Examples,
     ) -> Self {
         let lexicon = Lexicon::new(actions, domains, vocabularies);
+        // The words of the domains' names and nouns: "merge" in "List merge requests" names
+        // the thing, it asks for no operation.
+        let domain_words: Vec<String> = domains
+            .iter()
+            .flat_map(|domain| {
+                std::iter::once(domain.name.replace('_', " ")).chain(
+                    domain
+                        .vocabulary
+                        .nouns
+                        .iter()
+                        .map(|noun| (*noun).to_owned()),
+                )
+            })
+            .flat_map(|noun| words::stems(&noun))
+            .collect();
         // Whether a word of a tag or title only says what to do (an operation that names no
         // thing, or a way of looking): it belongs to the intent, which weighs it against
         // the action's own operation.
@@ -174,6 +209,9 @@ impl Prepared {
             let mut terms: HashMap<String, Class> = HashMap::new();
             // The typo fallback may read a misspelling as any word of these same texts.
             let mut spellings: Vec<String> = Vec::new();
+            // The words of its tags and title that say what it does ("remove" in "Remove an
+            // issue's time estimate"), whatever operation the vocabulary gives them.
+            let mut verbs: Vec<String> = Vec::new();
             let mut add = |words: &[String], class: Class| {
                 spellings.extend(
                     words
@@ -190,6 +228,13 @@ impl Prepared {
                                 })
                         });
                         if is_generic {
+                            let stemmed = stem(word);
+                            if !intent::is_neutral(word)
+                                && !domain_words.contains(&stemmed)
+                                && !verbs.contains(&stemmed)
+                            {
+                                verbs.push(stemmed);
+                            }
                             continue;
                         }
                     }
@@ -229,6 +274,7 @@ impl Prepared {
                 .filter_map(|o| lexicon.object_id(o))
                 .collect();
             prepared.push(PreparedAction {
+                verbs,
                 terms,
                 params,
                 tag_phrases,
@@ -408,6 +454,7 @@ impl Index {
                 shape,
                 container: part.container,
                 terms,
+                verbs: part.verbs.clone(),
                 asked_for: prepared
                     .by_id
                     .get(action.id)

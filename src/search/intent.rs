@@ -75,6 +75,15 @@ pub struct Intent {
     pub first_person: bool,
     /// The request is a question (`what`, `who`, `is`, ...): it wants to read.
     pub question: bool,
+    /// The words (stems) that ask for an operation.
+    pub verb_words: Vec<String>,
+}
+
+fn insert_word(into: &mut Vec<String>, word: &str) {
+    let stemmed = super::stem(word);
+    if !into.contains(&stemmed) {
+        into.push(stemmed);
+    }
 }
 
 fn insert(into: &mut Vec<usize>, id: usize) {
@@ -124,14 +133,27 @@ impl Intent {
                 _ => false,
             };
         }
+        let mut phrased: Vec<usize> = Vec::new();
+        // The containers path-like names (`acme/web`) name, when no word names one.
+        let mut paths: Vec<usize> = Vec::new();
         for token in tokens {
             if let Some(reference) = token.reference {
                 intent.gives_number |= matches!(
                     reference,
                     Reference::Number | Reference::Bang | Reference::Hash
                 );
-                let kind = reference.kind().unwrap_or_default();
-                for meant in lexicon.reference(kind) {
+                let meanings = lexicon.reference(reference.kind().unwrap_or_default());
+                if reference == Reference::Name {
+                    // `acme/web` names the container the request is about, nothing in it.
+                    for meant in meanings {
+                        insert(&mut paths, meant.domain);
+                    }
+                    if token.role == Role::Head {
+                        intent.references.push(reference);
+                    }
+                    continue;
+                }
+                for meant in meanings {
                     match reference {
                         // `!42` and `@bob` name their domain; `#17` only leans to one.
                         Reference::Bang | Reference::Mention => {
@@ -173,14 +195,26 @@ impl Intent {
             for domain in &meaning.domains {
                 insert(&mut intent.domains, *domain);
             }
-            // A phrase of an action asks for its operation, on its objects, in its domain.
+            if !meaning.operations.is_empty() {
+                insert_word(&mut intent.verb_words, &token.word);
+            }
+            // A phrase of an action asks for its operation, on its objects, in its domain;
+            // its operation counts only when no word asks for one ("remove the time
+            // estimate" does not set it).
             for id in &meaning.actions {
                 let action = lexicon.actions[*id];
                 insert(&mut intent.actions, *id);
                 if let Some(operation) = lexicon.operation_id(action.vocabulary.operation) {
-                    intent.vote(operation);
+                    insert(&mut phrased, operation);
                 }
-                if let Some(domain) = lexicon.domain_id(action.domain) {
+                // A phrase that several domains' actions share names none of them.
+                let one_domain = meaning
+                    .actions
+                    .iter()
+                    .all(|other| lexicon.actions[*other].domain == action.domain);
+                if let Some(domain) = lexicon.domain_id(action.domain)
+                    && one_domain
+                {
                     insert(&mut intent.domains, domain);
                 }
                 for object in action.vocabulary.objects {
@@ -191,6 +225,14 @@ impl Intent {
                 intent.first_person |= action.vocabulary.caller;
             }
             intent.plural |= token.plural;
+        }
+        if intent.containers.is_empty() {
+            intent.containers = paths;
+        }
+        if intent.verbs.is_empty() {
+            for operation in phrased {
+                intent.vote(operation);
+            }
         }
         // A question asks to read: "is MR 33 ready to merge" does not merge it.
         if intent.question {

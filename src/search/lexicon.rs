@@ -396,17 +396,15 @@ impl Lexicon {
 
     /// The longest phrase that starts at `words[at]`: how many words it spans, and what it
     /// means.
+    /// An article inside a phrase may be left out or added: "reset the time spent" is
+    /// "reset time spent", "close issue" is "close the issue" (an article ending a phrase,
+    /// `open a`, is kept).
     pub fn phrase_at(&self, words: &[String], at: usize) -> Option<(usize, Meaning)> {
         let first = stem(words.get(at)?);
         let candidates = self.phrases.get(&first)?;
         candidates.iter().find_map(|(stems, entry)| {
-            let end = at + stems.len();
-            let matches = end <= words.len()
-                && stems
-                    .iter()
-                    .zip(&words[at..end])
-                    .all(|(s, w)| *s == stem(w));
-            matches.then(|| (stems.len(), self.resolve(entry, &words[at..end].join(" "))))
+            let end = phrase_end(stems, words, at)?;
+            Some((end - at, self.resolve(entry, &words[at..end].join(" "))))
         })
     }
 
@@ -427,6 +425,32 @@ impl Lexicon {
     pub fn knows_stem(&self, stemmed: &str) -> bool {
         self.stems.contains_key(stemmed) || self.phrases.contains_key(stemmed)
     }
+}
+
+/// Words a phrase may leave out or add inside it.
+const ARTICLES: &[&str] = &["the", "a", "an"];
+
+/// Where a phrase (`stems`) that starts at `words[at]` ends in `words`, if it is there.
+fn phrase_end(stems: &[String], words: &[String], at: usize) -> Option<usize> {
+    let (mut phrase, mut word) = (0, at);
+    while phrase < stems.len() {
+        let expected = &stems[phrase];
+        match words.get(word) {
+            Some(w) if *expected == stem(w) => {
+                phrase += 1;
+                word += 1;
+            }
+            _ if phrase > 0
+                && phrase + 1 < stems.len()
+                && ARTICLES.contains(&expected.as_str()) =>
+            {
+                phrase += 1;
+            }
+            Some(w) if phrase > 0 && ARTICLES.contains(&w.as_str()) => word += 1,
+            _ => return None,
+        }
+    }
+    Some(word)
 }
 
 impl Lexicon {

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::Hit;
 use super::index::{Document, Index};
-use super::intent::{Intent, Shape};
+use super::intent::Intent;
 use super::tokens::{self, Reference, Token};
 
 /// Field classes, strongest first, with the points a matching term earns.
@@ -102,6 +102,9 @@ const INTENT_ALONE: i64 = 30;
 /// at 2, 0.889 at 3, 0.886 at 4; over 10,642 of 23 writers, 0.871 at 2.5, 0.875 at 3, 0.877
 /// at 4, 0.875 at 5 (flat; 3 is best on the known requests).
 const EXAMPLE_WEIGHT: f64 = 3.0;
+/// What a new action inherits (percent) of what the requests gave its namesakes in
+/// other domains.
+const NAMESAKE: i64 = 80;
 /// Words in a prompt before its clauses are also searched one by one.
 const LONG_PROMPT: usize = 9;
 /// A long prompt read whole counts this share (in percent) of its score.
@@ -317,11 +320,8 @@ impl Index {
             .collect();
         let mut favoured = None;
         let examples = self.lexicon.examples();
-        for scored in scores.iter_mut() {
-            if !self.documents[scored.document as usize].asked_for {
-                scored.score += (EXAMPLE_WEIGHT * scored.score as f64).round() as i64;
-            }
-        }
+        // The rules' scores, before the requests add theirs.
+        let rules: Vec<(u32, i64)> = scores.iter().map(|s| (s.document, s.score)).collect();
         let mut at: HashMap<u32, usize> = scores
             .iter()
             .enumerate()
@@ -360,7 +360,61 @@ impl Index {
                 }
             }
         }
+        self.weigh_new(scores, &rules, explain);
         favoured
+    }
+
+    /// An action nobody has asked for yet (new in the manifest) has no requests to vote
+    /// for it, so the requests' votes for another action must not outvote it when its own
+    /// words fit better: it gains as much as the most favoured action it outscores by the
+    /// rules (or, at least, as if the requests agreed with the rules' verdict on it). Their
+    /// requests share words with this one, which is why they were near; the rules say which
+    /// of the two the words name.
+    fn weigh_new(&self, scores: &mut [Scored], rules: &[(u32, i64)], explain: bool) {
+        let new = |document: u32| !self.documents[document as usize].asked_for;
+        if !rules.iter().any(|(document, _)| new(*document)) {
+            return;
+        }
+        let rules_of: HashMap<u32, i64> = rules.iter().copied().collect();
+        // What the requests gave each asked action, by the rules' score it had.
+        let mut gained: Vec<(i64, i64)> = scores
+            .iter()
+            .filter(|s| !new(s.document))
+            .map(|s| {
+                let before = rules_of.get(&s.document).copied().unwrap_or(0);
+                (before, s.score - before)
+            })
+            .collect();
+        // The most each action name (`group_list`, `note_create`) gained in other domains:
+        // people ask for namesakes alike ("in the acme group", "reply to the thread").
+        let mut by_name: HashMap<&str, i64> = HashMap::new();
+        for scored in scores.iter().filter(|s| !new(s.document)) {
+            let before = rules_of.get(&scored.document).copied().unwrap_or(0);
+            let name = self.documents[scored.document as usize].action.name;
+            let most = by_name.entry(name).or_default();
+            *most = (*most).max(scored.score - before);
+        }
+        gained.sort_unstable();
+        // The most any action scoring at most so much by the rules gained.
+        let mut most = 0;
+        for entry in &mut gained {
+            most = most.max(entry.1);
+            entry.1 = most;
+        }
+        for scored in scores.iter_mut().filter(|s| new(s.document)) {
+            let own = (EXAMPLE_WEIGHT * scored.score as f64).round() as i64;
+            let place = gained.partition_point(|(before, _)| *before <= scored.score);
+            let outscored = place.checked_sub(1).map_or(0, |p| gained[p].1);
+            let name = self.documents[scored.document as usize].action.name;
+            let namesake = by_name.get(name).map_or(0, |g| g * NAMESAKE / 100);
+            let inherited = outscored.max(namesake);
+            scored.score += own.max(inherited);
+            if explain && inherited > own {
+                scored
+                    .reasons
+                    .push(format!("new, outscores the requests' choice +{inherited}"));
+            }
+        }
     }
 
     /// Scores every action a reading reaches.
@@ -520,6 +574,11 @@ impl Index {
             if votes > 0 {
                 points += VERB_MATCH * votes / most;
                 say(format!("asks to {operation}"));
+            } else if intent.verb_words.iter().any(|w| document.verbs.contains(w)) {
+                // "remove the estimate" asks for what "Remove an issue's time estimate"
+                // does, whatever operation the vocabulary calls it.
+                points += VERB_MATCH / most;
+                say("asks in its own words".to_owned());
             } else {
                 points += VERB_MISMATCH;
             }
@@ -558,11 +617,20 @@ impl Index {
             intent.objects.contains(object)
                 && (own_domain_named || names.is_empty() || names.contains(&document.domain))
         };
+        // But the noun of a domain that contains nothing (`contributor`, a member, in
+        // `repository.contributor_list`; `tag` in `container_registry.tag_list`) may be
+        // the thing the action works on: named, it neither counts for the action nor
+        // against it, and the domain it names is not foreign to it.
+        let names_noun_object = |object: &usize| {
+            let names = self.lexicon.object_domains(*object);
+            intent.objects.contains(object)
+                && names.iter().all(|d| !self.container_domains.contains(d))
+        };
         if !document.objects.is_empty() {
             if document.objects.iter().any(matches_object) {
                 points += OBJECT_MATCH;
                 say("names what it works on".to_owned());
-            } else {
+            } else if !document.objects.iter().any(names_noun_object) {
                 points += OBJECT_MISSING;
             }
         } else if intent
@@ -573,23 +641,22 @@ impl Index {
             // The request names a part this action does not work on (a file, a log).
             points += OBJECT_FOREIGN;
         }
-        // "MRs of a project": a list scoped by that container fits; one over the whole
-        // instance does not. (A container is a domain some action's path is scoped by.)
-        if document.shape == Shape::Many {
-            let mut counted_containers: Vec<usize> = Vec::new();
-            for container in intent.containers.iter().chain(&intent.domains) {
-                if *container == document.domain
-                    || !self.container_domains.contains(container)
-                    || counted_containers.contains(container)
-                {
-                    continue;
-                }
-                counted_containers.push(*container);
-                match document.container {
-                    Some(scope) if scope == *container => points += CONTAINER_MATCH,
-                    None => points += CONTAINER_MISSING,
-                    Some(_) => {}
-                }
+        // "MRs of a project", "invite jane to acme/web": an action scoped by that container
+        // fits; one over the whole instance does not. (A container is a domain some action's
+        // path is scoped by.)
+        let mut counted_containers: Vec<usize> = Vec::new();
+        for container in intent.containers.iter().chain(&intent.domains) {
+            if *container == document.domain
+                || !self.container_domains.contains(container)
+                || counted_containers.contains(container)
+            {
+                continue;
+            }
+            counted_containers.push(*container);
+            match document.container {
+                Some(scope) if scope == *container => points += CONTAINER_MATCH,
+                None => points += CONTAINER_MISSING,
+                Some(_) => {}
             }
         }
         let mut counted: Vec<Reference> = Vec::new();
@@ -604,7 +671,15 @@ impl Index {
                 _ => 0,
             };
         }
-        if !intent.domains.is_empty() && !intent.domains.contains(&document.domain) {
+        // The domains a named object of this action names are not foreign to it.
+        let foreign = intent.domains.iter().all(|domain| {
+            *domain != document.domain
+                && !document.objects.iter().any(|object| {
+                    names_noun_object(object)
+                        && self.lexicon.object_domains(*object).contains(domain)
+                })
+        });
+        if !intent.domains.is_empty() && foreign {
             points += DOMAIN_FOREIGN;
         }
         let domain_agrees = intent.domains.is_empty() || intent.domains.contains(&document.domain);

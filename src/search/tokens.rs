@@ -34,7 +34,8 @@ pub enum Reference {
 }
 
 impl Reference {
-    /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `@`, `sha`, `file`).
+    /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `@`, `sha`, `file`,
+    /// `path`).
     pub fn kind(self) -> Option<&'static str> {
         match self {
             Self::Bang => Some("!"),
@@ -42,7 +43,8 @@ impl Reference {
             Self::Mention => Some("@"),
             Self::Sha => Some("sha"),
             Self::File => Some("file"),
-            Self::Number | Self::Name => None,
+            Self::Name => Some("path"),
+            Self::Number => None,
         }
     }
 }

@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 #[path = "../readme_figures.rs"]
 mod readme_figures;
 
+#[path = "../search/arrival.rs"]
+mod arrival;
+
 const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
 const STARTUP_RUNS: usize = 30;
 const CALL_RUNS: usize = 200;
@@ -90,6 +93,19 @@ fn main() {
             us(p50),
             us(p99),
         ]);
+    }
+
+    report.section("Search on arrival (actions nobody has asked for yet)");
+    report.line(arrival::ABOUT);
+    report.line("");
+    report.table(&["requests", "P@1", "P@5"]);
+    let known_files = request_files("actions/requests", |_| true);
+    let known: Vec<_> = known_files
+        .iter()
+        .flat_map(|(_, text)| gitlab_mcp::search::parse_requests(text))
+        .collect();
+    for row in arrival::report_rows(&known, |_, _| {}) {
+        report.row(&row);
     }
 
     report.section("Catalog");

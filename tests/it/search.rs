@@ -8,6 +8,9 @@ use std::sync::Arc;
 use gitlab_mcp::policy::Policy;
 use gitlab_mcp::search::{FindRequest, Found, Index, Prepared, parse_requests};
 
+#[path = "../search/arrival.rs"]
+mod arrival;
+
 /// Every request file, as `(source, text)`.
 fn request_files() -> Vec<(String, String)> {
     let folder = format!("{}/actions/requests", env!("CARGO_MANIFEST_DIR"));
@@ -101,10 +104,9 @@ fn holdout_precision(file: &str) -> (usize, f64, f64) {
 /// writers, the hardest ones describing goals and end states rather than operations);
 /// with each action's profile beside the nearest requests, 0.898 / 0.977 over 20,731 (40
 /// writers). At 455 actions (107 added on 2 December 2026 for issues 24, 27 and 23, their
-/// requests written on arrival by the people who added them) it is 0.880 / 0.966 over 21,284
-/// and under 0.88 by a hair; the floor sits at 0.875 until the ranking work measured on
-/// arrival (branch `rank`, 0.892 before those actions) lands.
-const MIN_PRECISION_AT_1: f64 = 0.875;
+/// requests written on arrival by the people who added them) it was 0.880 / 0.966 over
+/// 21,284, and 0.883 / 0.966 over 21,287 once new actions rank from their YAML (issue 23).
+const MIN_PRECISION_AT_1: f64 = 0.88;
 const MIN_PRECISION_AT_5: f64 = 0.96;
 
 #[test]
@@ -173,6 +175,142 @@ fn ranking_precision_for_writers_left_out() {
         p5 >= MIN_UNSEEN_WRITER_AT_5,
         "P@5 {p5:.3} is under {MIN_UNSEEN_WRITER_AT_5}"
     );
+}
+
+/// The requests of `trials` ranked by a search that knows none of theirs (`arrival.rs`),
+/// each trial's figures printed with its misses (these are known requests, the tuning
+/// yardstick), and the whole.
+fn arrival_precision<'a>(trials: impl Iterator<Item = arrival::Trial<'a>>) -> arrival::Score {
+    let mut total = arrival::Score::default();
+    for trial in trials {
+        let mut misses = Vec::new();
+        let score = arrival::rank(&trial, |known, ids| {
+            misses.push(format!(
+                "{:?} expected {:?}, got {:?}",
+                known.request,
+                known.actions,
+                &ids[..ids.len().min(3)]
+            ));
+        });
+        println!(
+            "{}: {} requests: P@1 = {:.3}, P@5 = {:.3}",
+            trial.name,
+            score.total,
+            score.at_1(),
+            score.at_5()
+        );
+        for miss in &misses {
+            println!("  miss: {miss}");
+        }
+        total.add(score);
+    }
+    total
+}
+
+/// The known requests, every file.
+fn known_requests(files: &[(String, String)]) -> Vec<gitlab_mcp::search::KnownRequest<'_>> {
+    files
+        .iter()
+        .flat_map(|(_, text)| parse_requests(text))
+        .collect()
+}
+
+/// Every fourth domain's known requests (in catalog order, from the first) ranked by a
+/// search built without any of them: how a domain's worth of new actions ranks from its
+/// YAML alone (`arrival::domains_left_out`). Every domain in turn adds some 7 minutes to
+/// `cargo test` (more under load), so the test takes a quarter of them and the report every one
+/// (`ranking_on_arrival_report`). The goal is 0.80 and 0.95 over every domain (issue 23).
+/// Every domain, measured over 21,109 requests: 0.741 / 0.852 when first measured; 0.775 /
+/// 0.938 once a phrase's operation yields to a verb, an action's own verbs count,
+/// `acme/web` names a project, a request sharing one word is weak evidence and a new
+/// action is weighed against the requests' choice; 0.778 / 0.938 over 21,175 at 385
+/// actions, once a word of a domain's nouns ("merge" in "merge requests") is no verb of a
+/// title. This sample at 455 actions (10 domains, 3,720 requests): 0.801 / 0.947.
+const DOMAIN_SAMPLE: usize = 4;
+const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.79;
+const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.94;
+
+#[test]
+fn ranking_on_arrival_domain_by_domain() {
+    let files = request_files();
+    let known = known_requests(&files);
+    let score = arrival_precision(arrival::domains_left_out(&known, DOMAIN_SAMPLE));
+    let (p1, p5) = (score.at_1(), score.at_5());
+    println!(
+        "every {DOMAIN_SAMPLE}th domain left out: {} requests: P@1 = {p1:.3}, P@5 = {p5:.3}",
+        score.total
+    );
+    assert!(
+        p1 >= MIN_DOMAIN_LEFT_OUT_AT_1,
+        "P@1 {p1:.3} is under {MIN_DOMAIN_LEFT_OUT_AT_1}"
+    );
+    assert!(
+        p5 >= MIN_DOMAIN_LEFT_OUT_AT_5,
+        "P@5 {p5:.3} is under {MIN_DOMAIN_LEFT_OUT_AT_5}"
+    );
+}
+
+/// The last batch of actions added to the catalog (`tests/search/batches.tsv`), and the
+/// last two, each ranked by a search that knows none of their requests. The goal is 0.80
+/// and 0.95 (issue 23). Measured: issue 24's 15 actions (45 requests) 0.511 / 0.800, and
+/// with the 37 before them (261 requests) 0.544 / 0.755, when first measured; 0.644 /
+/// 0.933 and 0.640 / 0.881 with the changes above. Once push rules, protected tags and
+/// badges joined issue 24's batch (37 actions, 111 requests, their 66 requests 0.65 / 0.88
+/// on arrival before these changes): 0.721 / 0.937, and 0.667 / 0.878 for the 74 actions
+/// since 6d58983. At 455 actions: the 107 added on 2 December 2026 (issues 24 and 27,
+/// 322 requests) 0.714 / 0.922, with the 37 of 1 December (538 requests) 0.675 / 0.883.
+const MIN_BATCH_AT_1: f64 = 0.63;
+const MIN_BATCH_AT_5: f64 = 0.87;
+
+#[test]
+fn ranking_on_arrival_of_the_last_batches() {
+    let files = request_files();
+    let known = known_requests(&files);
+    let batches = arrival::batches();
+    for last in [1, 2] {
+        let batch = &batches[batches.len() - last..];
+        let score = arrival_precision(std::iter::once(arrival::batch(&known, batch)));
+        let (p1, p5) = (score.at_1(), score.at_5());
+        assert!(
+            p1 >= MIN_BATCH_AT_1,
+            "the last {last} batches: P@1 {p1:.3} is under {MIN_BATCH_AT_1}"
+        );
+        assert!(
+            p5 >= MIN_BATCH_AT_5,
+            "the last {last} batches: P@5 {p5:.3} is under {MIN_BATCH_AT_5}"
+        );
+    }
+}
+
+/// The figures of BENCHMARKS.md's "Search on arrival" section, over every domain (some 7
+/// minutes of a debug build): `cargo test --test it search::ranking_on_arrival_report --
+/// --ignored --nocapture` prints them; with `WRITE_BENCHMARKS=1` it also writes the
+/// section's table (`cargo bench --bench report -- --write` writes the same rows).
+#[test]
+#[ignore = "every domain in turn: some 7 minutes; run for the report"]
+fn ranking_on_arrival_report() {
+    let files = request_files();
+    let known = known_requests(&files);
+    let rows = arrival::report_rows(&known, |trial, score| {
+        println!(
+            "{}: {} requests: P@1 = {:.3}, P@5 = {:.3}",
+            trial.name,
+            score.total,
+            score.at_1(),
+            score.at_5()
+        );
+    });
+    let mut table = String::from("| requests | P@1 | P@5 |\n|---|---|---|\n");
+    for row in &rows {
+        table.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    print!("{table}");
+    if std::env::var_os("WRITE_BENCHMARKS").is_some() {
+        let path = format!("{}/BENCHMARKS.md", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let written = arrival::with_table(&text, &table).expect("BENCHMARKS.md has the section");
+        std::fs::write(&path, written).unwrap();
+    }
 }
 
 /// The holdout (`holdout.tsv`) was written before any tuning against it and is never
@@ -529,7 +667,8 @@ fn string_literals_are_read_outside_comments_and_char_literals() {
 /// action, never tuned on) then scored 0.690 / 0.887 on arrival; with them 0.653 / 0.852
 /// (1,111 requests). Once search learnt from the known requests (which hold the other
 /// halves of the first three writers' requests): 0.842 / 0.972; with 24 writers' requests
-/// known, 0.873 / 0.986; with 40 and profiles, 0.906 / 0.988.
+/// known, 0.873 / 0.986; with 40 and profiles, 0.906 / 0.988; 0.917 / 0.988 once new actions
+/// rank from their YAML (issue 23).
 const MIN_FRESH_AT_1: f64 = 0.88;
 const MIN_FRESH_AT_5: f64 = 0.97;
 
