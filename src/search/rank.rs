@@ -262,6 +262,17 @@ impl Index {
             None
         };
 
+        // The action the requests favour, or, for an action nobody has asked for yet, its
+        // namesake in another domain: people ask for namesakes alike ("unprotect main" as
+        // "unprotect the v* tags").
+        let favoured_alike = |document: u32| {
+            favoured.is_some_and(|favoured| {
+                favoured == document
+                    || !self.documents[document as usize].asked_for
+                        && self.documents[favoured as usize].action.name
+                            == self.documents[document as usize].action.name
+            })
+        };
         for scored in &mut scores {
             let document = &self.documents[scored.document as usize];
             if !document.action.safety.destructive {
@@ -275,7 +286,7 @@ impl Index {
             // this action ("remove bob from acme/web" removes a member; no word says so).
             if (reading.has_typos && !names_exactly(reading, document))
                 || !(asks_for(reading, document)
-                    || favoured == Some(scored.document) && asks_for_operation(reading, document))
+                    || favoured_alike(scored.document) && asks_for_operation(reading, document))
             {
                 scored.score = 0;
             }
@@ -626,8 +637,16 @@ impl Index {
             intent.objects.contains(object)
                 && names.iter().all(|d| !self.container_domains.contains(d))
         };
+        // A verb may name what the action works on: "protect main" names `protected`, the
+        // object of protecting a branch.
+        let verb_names_object =
+            |object: &usize| intent.verb_words.contains(&self.lexicon.objects[*object]);
         if !document.objects.is_empty() {
-            if document.objects.iter().any(matches_object) {
+            if document
+                .objects
+                .iter()
+                .any(|o| matches_object(o) || verb_names_object(o))
+            {
                 points += OBJECT_MATCH;
                 say("names what it works on".to_owned());
             } else if !document.objects.iter().any(names_noun_object) {

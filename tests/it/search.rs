@@ -225,10 +225,13 @@ fn known_requests(files: &[(String, String)]) -> Vec<gitlab_mcp::search::KnownRe
 /// `acme/web` names a project, a request sharing one word is weak evidence and a new
 /// action is weighed against the requests' choice; 0.778 / 0.938 over 21,175 at 385
 /// actions, once a word of a domain's nouns ("merge" in "merge requests") is no verb of a
-/// title. This sample at 455 actions (10 domains, 3,720 requests): 0.801 / 0.947.
+/// title. At 455 actions, every domain (21,386 requests) 0.772 / 0.935 and this sample (10
+/// domains, 3,720 requests) 0.801 / 0.947; 0.773 / 0.938 and 0.806 / 0.953 once a verb may
+/// name what an action works on ("protect main") and a new destructive action may be
+/// offered when the requests favour its namesake.
 const DOMAIN_SAMPLE: usize = 4;
-const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.79;
-const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.94;
+const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.80;
+const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.945;
 
 #[test]
 fn ranking_on_arrival_domain_by_domain() {
@@ -258,8 +261,9 @@ fn ranking_on_arrival_domain_by_domain() {
 /// badges joined issue 24's batch (37 actions, 111 requests, their 66 requests 0.65 / 0.88
 /// on arrival before these changes): 0.721 / 0.937, and 0.667 / 0.878 for the 74 actions
 /// since 6d58983. At 455 actions: the 107 added on 2 December 2026 (issues 24 and 27,
-/// 322 requests) 0.714 / 0.922, with the 37 of 1 December (538 requests) 0.675 / 0.883.
-const MIN_BATCH_AT_1: f64 = 0.63;
+/// 322 requests) 0.714 / 0.922, with the 37 of 1 December (538 requests) 0.675 / 0.883;
+/// 0.714 / 0.919 and 0.675 / 0.881 with the verb and namesake rules of the domain test.
+const MIN_BATCH_AT_1: f64 = 0.66;
 const MIN_BATCH_AT_5: f64 = 0.87;
 
 #[test]
