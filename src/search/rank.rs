@@ -81,6 +81,8 @@ const MENTION_NOT_CALLER: i64 = -30;
 /// nothing (it reads the whole instance).
 const CONTAINER_MATCH: i64 = 15;
 const CONTAINER_MISSING: i64 = -15;
+/// The request names a container, and the action is scoped by another one.
+const CONTAINER_OTHER: i64 = -10;
 /// The request names domains, and not this action's.
 const DOMAIN_FOREIGN: i64 = -20;
 /// The request speaks of the caller, and the action is about the caller's own things.
@@ -675,6 +677,13 @@ impl Index {
             match document.container {
                 Some(scope) if scope == *container => points += CONTAINER_MATCH,
                 None => points += CONTAINER_MISSING,
+                // Scoped by another container ("on acme/web" and a group's members), unless
+                // it is one of the request's containers too.
+                Some(scope)
+                    if !intent.containers.contains(&scope) && !intent.domains.contains(&scope) =>
+                {
+                    points += CONTAINER_OTHER;
+                }
                 Some(_) => {}
             }
         }
