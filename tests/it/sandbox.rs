@@ -643,3 +643,108 @@ async fn updating_records_label_state_and_milestone_events() {
         "{mr_labels}"
     );
 }
+
+#[tokio::test]
+async fn board_columns_keep_their_order_when_moved_added_and_removed() {
+    let api = Api::start().await;
+    let order = |body: &Value| -> Vec<(i64, i64)> {
+        body.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["id"].as_i64().unwrap(), l["position"].as_i64().unwrap()))
+            .collect()
+    };
+    let (status, _) = api
+        .send(
+            "PUT",
+            &format!("{API}/boards/41/lists/411"),
+            json!({"position": 2}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (_, lists) = api
+        .send("GET", &format!("{API}/boards/41/lists"), json!({}))
+        .await;
+    assert_eq!(order(&lists), [(412, 0), (413, 1), (411, 2)]);
+    let (status, created) = api
+        .send(
+            "POST",
+            &format!("{API}/boards/41/lists"),
+            json!({"label_id": 2006}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["position"], json!(3));
+    assert_eq!(created["label"]["name"], json!("feature"));
+    let (status, refused) = api
+        .send(
+            "POST",
+            &format!("{API}/boards/41/lists"),
+            json!({"label_id": 2006, "assignee_id": 2}),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    let (status, _) = api
+        .send("DELETE", &format!("{API}/boards/41/lists/413"), json!({}))
+        .await;
+    assert_eq!(status, 204);
+    let (_, lists) = api
+        .send("GET", &format!("{API}/boards/41/lists"), json!({}))
+        .await;
+    assert_eq!(
+        order(&lists)[1..],
+        [(411, 1), (created["id"].as_i64().unwrap(), 2)]
+    );
+    let (_, board) = api
+        .send("GET", &format!("{API}/boards/41"), json!({}))
+        .await;
+    assert_eq!(board["lists"].as_array().unwrap().len(), 3, "{board}");
+}
+
+#[tokio::test]
+async fn issue_statistics_count_what_the_filters_keep() {
+    let api = Api::start().await;
+    let (status, body) = api
+        .send(
+            "GET",
+            &format!("{API}/issues_statistics?labels=bug,priority::high"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["statistics"]["counts"],
+        json!({"all": 2, "closed": 0, "opened": 2})
+    );
+    let (_, clone) = api
+        .send(
+            "POST",
+            &format!("{API}/issues/17/clone"),
+            json!({"to_project_id": "acme/platform/api", "with_notes": true}),
+        )
+        .await;
+    assert_eq!(clone["state"], json!("opened"));
+    let (_, notes) = api
+        .send(
+            "GET",
+            &format!("{API}/issues/{}/notes", clone["iid"]),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        notes.as_array().unwrap().len(),
+        clone["user_notes_count"].as_u64().unwrap() as usize
+    );
+    let (_, after) = api
+        .send(
+            "GET",
+            &format!("{API}/issues_statistics?labels=bug,priority::high"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        after["statistics"]["counts"]["opened"],
+        json!(3),
+        "the copy counts too"
+    );
+}
