@@ -285,6 +285,9 @@ impl Scope {
                     .map(|entry| (text(&entry["key"]), entry["value"].clone()))
                     .collect(),
             ),
+            // A URL with the user and password of its userinfo scrubbed, as GitLab answers
+            // a mirror's URL (`https://*****:*****@host/path`).
+            "scrubbed_url" => json!(scrubbed_url(&text(&value))),
             "first" => value
                 .as_array()
                 .and_then(|items| items.first().cloned())
@@ -547,6 +550,7 @@ const FILTERS: &[&str] = &[
     "badge_url",
     "timestamp",
     "minutes_later",
+    "scrubbed_url",
 ];
 
 /// `value` (an RFC 3339 time, or a `YYYY-MM-DD` day at midnight UTC) `minutes` later, as
@@ -869,9 +873,42 @@ pub fn fake_sha(seed: &str) -> String {
     out[..40].to_owned()
 }
 
+/// `scheme://user:password@host/...` with `*****` for the user and the password.
+fn scrubbed_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_owned();
+    };
+    let userinfo = if rest[..at].contains(':') {
+        "*****:*****"
+    } else {
+        "*****"
+    };
+    format!("{scheme}://{userinfo}{}", &rest[at..])
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{human_time, parse_duration};
+    use super::{human_time, parse_duration, scrubbed_url};
+
+    #[test]
+    fn a_mirror_url_loses_its_credentials_as_gitlab_scrubs_them() {
+        assert_eq!(
+            scrubbed_url("https://bot:glpat-x1@github.com/acme/api.git"),
+            "https://*****:*****@github.com/acme/api.git"
+        );
+        assert_eq!(
+            scrubbed_url("ssh://git@backup.acme.example/api.git"),
+            "ssh://*****@backup.acme.example/api.git"
+        );
+        assert_eq!(
+            scrubbed_url("https://github.com/acme/a@b.git"),
+            "https://github.com/acme/a@b.git"
+        );
+    }
 
     #[test]
     fn durations_read_and_write_as_gitlab_does() {
