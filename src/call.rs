@@ -7,6 +7,10 @@
 //! It sits below both: `dispatch` runs a handler it finds in `handlers`, and a handler
 //! needs only this module, so neither imports the other's internals.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
@@ -23,6 +27,20 @@ pub struct Context {
     /// Set per call by the dispatcher; every request of the call shares it.
     deadline: Option<Instant>,
     result_budget: usize,
+    /// Where a long call says how far it is, when the caller asked to be told.
+    progress: Option<Arc<dyn Progress>>,
+}
+
+/// Where a long call (a wait) reports how far it is: MCP `notifications/progress` for
+/// a request that carried a progress token.
+pub trait Progress: Send + Sync {
+    /// `progress` grows with every report; `total` is where it would end, when known.
+    fn report(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: String,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 impl Context {
@@ -31,6 +49,20 @@ impl Context {
             gitlab,
             deadline: None,
             result_budget: budget::DEFAULT_RESULT_BYTES,
+            progress: None,
+        }
+    }
+
+    /// The same context, reporting a long call's progress to `progress`.
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Tells the caller how far a long call is, if they asked to be told.
+    pub async fn report(&self, progress: f64, total: Option<f64>, message: String) {
+        if let Some(sink) = &self.progress {
+            sink.report(progress, total, message).await;
         }
     }
 

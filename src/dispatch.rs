@@ -157,6 +157,13 @@ impl Dispatcher {
         self
     }
 
+    /// The same dispatcher, for a request whose caller wants to hear how far a long call
+    /// is (a wait): its handler reports through the context.
+    pub fn with_progress(mut self, progress: Arc<dyn crate::call::Progress>) -> Self {
+        self.context = self.context.with_progress(progress);
+        self
+    }
+
     pub fn vocabulary(&self) -> Vocabulary {
         self.vocabulary
     }

@@ -22,16 +22,18 @@ use rmcp::model::{
     CompleteResult, CompletionInfo, ContentBlock, ElicitRequestParams, EmbeddedResource, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
     InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Reference, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, TextContent, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
+    PromptArgument, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, TextContent,
+    Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::approval::{self, Answer, Approval, Asker};
+use crate::call::Progress;
 use crate::catalog::ContentKind;
 use crate::dispatch::{Context, Dispatcher, Outcome};
 use crate::gitlab::GitlabClient;
@@ -376,6 +378,30 @@ impl Asker for PeerAsker {
     }
 }
 
+/// Sends a call's progress to the client that asked for it with a progress token.
+struct PeerProgress {
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+}
+
+impl Progress for PeerProgress {
+    fn report(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: String,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async move {
+            let mut params =
+                ProgressNotificationParam::new(self.token.clone(), progress).with_message(message);
+            params.total = total;
+            if let Err(error) = self.peer.notify_progress(params).await {
+                tracing::debug!(%error, "could not send notifications/progress");
+            }
+        })
+    }
+}
+
 /// The 2026-07-28 answer that has the client ask the person `question` (a form with one
 /// boolean, `confirm`) and call again with the answer.
 fn input_required(question: &str) -> Result<InputRequiredResult, McpError> {
@@ -507,6 +533,13 @@ impl ServerHandler for GitlabServer {
         let work = async {
             let mut serving = self.serving(&context, Wait::Call).await?;
             serving.dispatcher = serving.dispatcher.with_approval(approval);
+            if let Some(token) = context.meta.get_progress_token() {
+                let sink = PeerProgress {
+                    peer: context.peer.clone(),
+                    token,
+                };
+                serving.dispatcher = serving.dispatcher.with_progress(Arc::new(sink));
+            }
             let outcome = self
                 .scoped(
                     &serving.dispatcher,

@@ -35,6 +35,7 @@
 //! | `work_item_create` | `work_item.create` | the work item type's global ID (and the parent's) looked up by name and IID first |
 //! | `work_item_update` | `work_item.update` | the global IDs GitLab wants looked up first: the work item's from its IID, labels' from their titles, assignees' from their usernames |
 //! | `integration_settings` | `integration.get`, `.update`, `.group_get`, `.group_update` | each of GitLab's 52 integrations has its own fields, read at the top of the body: `settings` and the secret `credentials` objects are spread there; GitLab's `properties` (an object of any values) become named text settings, and the `*_events` flags a list of events |
+//! | `pipeline_wait`, `job_wait` | `pipeline.wait_for`, `job.wait_for` | the read again with growing pauses until the status is final or the timeout passes, progress on each read; a pipeline's failed jobs read at the end |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 
 mod artifacts;
@@ -54,6 +55,7 @@ mod snippets;
 mod test_report;
 mod uploads;
 mod variables;
+mod waits;
 mod wiki;
 mod work_items;
 mod writes;
@@ -138,6 +140,8 @@ handlers! {
         project_snippet_raw => snippets::project_snippet_raw,
         tag_cleanup => registry::tag_cleanup,
         secure_file_download => secure_files::secure_file_download,
+        pipeline_wait => waits::pipeline_wait,
+        job_wait => waits::job_wait,
     }
     plan {
         milestone_by_reference => milestones::by_reference,

@@ -25,6 +25,38 @@ struct File {
     views: BTreeMap<String, Value>,
     #[serde(default)]
     actions: BTreeMap<String, Behaviour>,
+    /// Named timelines of simulated time, used with `afterwards` from any file.
+    #[serde(default)]
+    timelines: BTreeMap<String, Timeline>,
+}
+
+/// Simulated time: what happens to records in the minute after a read (`afterwards`).
+/// The `let` names what it acts on; the first step whose `when` holds applies its
+/// effects, and the clock moves a minute. A step with no effects is a state in which
+/// nothing happens any more.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timeline {
+    /// Why, for the reader.
+    #[serde(default)]
+    #[allow(dead_code, reason = "documentation in the data, read by people")]
+    pub note: Option<String>,
+    #[serde(default, rename = "let")]
+    pub bindings: Vec<Binding>,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Why, for the reader.
+    #[serde(default)]
+    #[allow(dead_code, reason = "documentation in the data, read by people")]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub when: Option<Value>,
+    #[serde(default)]
+    pub effects: Vec<Effect>,
 }
 
 /// The operation an action performs on its collection.
@@ -114,6 +146,10 @@ pub struct Behaviour {
     /// The answer's status; by default 201 for a create or a POST, 204 for a delete, 200.
     #[serde(default)]
     pub status: Option<u16>,
+    /// After a successful answer, the timeline of this name (`timelines`) moves the
+    /// records this request names on by a minute of simulated time.
+    #[serde(default)]
+    pub afterwards: Option<String>,
 }
 
 /// A named value: a record looked up (`in` with `key` or `where`) or a computed `value`.
@@ -228,12 +264,14 @@ pub struct Effect {
 struct Loaded {
     actions: BTreeMap<String, Behaviour>,
     views: BTreeMap<String, Value>,
+    timelines: BTreeMap<String, Timeline>,
 }
 
 static LOADED: LazyLock<Loaded> = LazyLock::new(|| {
     let mut loaded = Loaded {
         actions: BTreeMap::new(),
         views: BTreeMap::new(),
+        timelines: BTreeMap::new(),
     };
     for (name, text) in BEHAVIOURS {
         let file: File = serde_json::from_str(text)
@@ -250,6 +288,13 @@ static LOADED: LazyLock<Loaded> = LazyLock::new(|| {
         for (view, template) in file.views {
             let previous = loaded.views.insert(view.clone(), template);
             assert!(previous.is_none(), "the view `{view}` is declared twice");
+        }
+        for (name, timeline) in file.timelines {
+            let previous = loaded.timelines.insert(name.clone(), timeline);
+            assert!(
+                previous.is_none(),
+                "the timeline `{name}` is declared twice"
+            );
         }
     }
     loaded
@@ -271,6 +316,10 @@ pub fn view(name: &str) -> Option<&'static Value> {
     LOADED.views.get(name)
 }
 
+pub fn timeline(name: &str) -> Option<&'static Timeline> {
+    LOADED.timelines.get(name)
+}
+
 pub fn views() -> impl Iterator<Item = (&'static str, &'static Value)> {
     LOADED.views.iter().map(|(name, v)| (name.as_str(), v))
 }
@@ -282,6 +331,9 @@ pub fn problems(store: &super::store::Store) -> Vec<String> {
     let mut problems = Vec::new();
     for (view, template) in views() {
         check_template(template, &format!("view `{view}`"), &mut problems);
+    }
+    for (name, timeline) in &LOADED.timelines {
+        check_timeline(name, timeline, store, &mut problems);
     }
     for (id, behaviour) in all() {
         let domain = id.split('.').next().unwrap_or_default();
@@ -342,38 +394,89 @@ pub fn problems(store: &super::store::Store) -> Vec<String> {
             check_reply(&requirement.otherwise, &at, &mut problems);
         }
         check_set(&behaviour.set, &at("set"), &mut problems);
-        for (index, effect) in behaviour.effects.iter().enumerate() {
-            let at = at(&format!("effects[{index}]"));
-            let targets = [
-                &effect.update,
-                &effect.update_all,
-                &effect.create,
-                &effect.clone,
-                &effect.delete,
-                &effect.delete_all,
-            ];
-            if targets.iter().filter(|t| t.is_some()).count() != 1 {
-                problems.push(format!(
-                    "{at}: name exactly one of update, update_all, create, clone, delete, delete_all"
-                ));
-            }
-            if let Some(condition) = &effect.when {
-                check_condition(condition, &at, &mut problems);
-            }
-            for matcher in effect.filter.values() {
-                check_matcher(matcher, &at, &mut problems);
-            }
-            check_set(&effect.set, &at, &mut problems);
-            check_set(&effect.mark, &at, &mut problems);
-            if let Some(records) = &effect.records {
-                check_template(records, &at, &mut problems);
-            }
+        check_effects(&behaviour.effects, &at("effects"), &mut problems);
+        if let Some(name) = &behaviour.afterwards
+            && timeline(name).is_none()
+        {
+            problems.push(format!("{}: no timeline `{name}`", at("afterwards")));
         }
         if let Some(template) = &behaviour.respond {
             check_template(template, &at("respond"), &mut problems);
         }
     }
     problems
+}
+
+/// Problems in a timeline: its lookups, its steps' conditions and effects.
+fn check_timeline(
+    name: &str,
+    timeline: &Timeline,
+    store: &super::store::Store,
+    problems: &mut Vec<String>,
+) {
+    use super::expr::{check_condition, check_matcher, check_template};
+    let at = format!("timeline `{name}`");
+    for binding in &timeline.bindings {
+        let at = format!("{at}: let.{}", binding.name);
+        if let Some(collection) = &binding.collection
+            && !store.has(collection)
+        {
+            problems.push(format!("{at}: no collection `{collection}`"));
+        }
+        for template in [&binding.value, &binding.key].into_iter().flatten() {
+            check_template(template, &at, problems);
+        }
+        for matcher in binding.filter.values() {
+            check_matcher(matcher, &at, problems);
+        }
+    }
+    for (index, step) in timeline.steps.iter().enumerate() {
+        let at = format!("{at}: steps[{index}]");
+        if let Some(condition) = &step.when {
+            check_condition(condition, &at, problems);
+        }
+        for effect in &step.effects {
+            if let Some(collection) = &effect.update_all
+                && !store.has(collection)
+            {
+                problems.push(format!("{at}: no collection `{collection}`"));
+            }
+        }
+        check_effects(&step.effects, &at, problems);
+    }
+}
+
+/// Problems in a list of effects: each names exactly one target, and its conditions,
+/// matchers, sets and templates are sound.
+fn check_effects(effects: &[Effect], at: &str, problems: &mut Vec<String>) {
+    use super::expr::{check_condition, check_matcher, check_set, check_template};
+    for (index, effect) in effects.iter().enumerate() {
+        let at = format!("{at}[{index}]");
+        let targets = [
+            &effect.update,
+            &effect.update_all,
+            &effect.create,
+            &effect.clone,
+            &effect.delete,
+            &effect.delete_all,
+        ];
+        if targets.iter().filter(|t| t.is_some()).count() != 1 {
+            problems.push(format!(
+                "{at}: name exactly one of update, update_all, create, clone, delete, delete_all"
+            ));
+        }
+        if let Some(condition) = &effect.when {
+            check_condition(condition, &at, problems);
+        }
+        for matcher in effect.filter.values() {
+            check_matcher(matcher, &at, problems);
+        }
+        check_set(&effect.set, &at, problems);
+        check_set(&effect.mark, &at, problems);
+        if let Some(records) = &effect.records {
+            check_template(records, &at, problems);
+        }
+    }
 }
 
 fn check_reply(reply: &Reply, at: &str, problems: &mut Vec<String>) {

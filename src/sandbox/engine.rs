@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::behaviour::{self, Behaviour, Binding, Effect, Op, Reply, Shape};
+use super::behaviour::{self, Behaviour, Binding, Effect, Op, Reply, Shape, Timeline};
 use super::expr::{Scope, same};
 use super::instance;
 use super::routes;
@@ -148,7 +148,15 @@ fn answer(store: &mut Store, incoming: &Incoming) -> Outcome<Answer> {
             .unwrap_or_else(|| panic!("`{}` names the unknown route `{name}`", action.id));
         return (route.run)(store, &call);
     }
-    Run::new(store, &call).perform(store, &call, behaviour)
+    let answered = Run::new(store, &call).perform(store, &call, behaviour)?;
+    if let Some(timeline) = behaviour
+        .afterwards
+        .as_deref()
+        .and_then(behaviour::timeline)
+    {
+        Run::new(store, &call).advance(store, &call, timeline);
+    }
+    Ok(answered)
 }
 
 /// What the sandbox lacks to serve `action` as its path implies, in a maintainer's words:
@@ -500,6 +508,28 @@ impl Run {
                 Answer::Page(store.page(&collection, items.iter().collect(), &query, &call.user))
             }
         })
+    }
+
+    /// A minute of simulated time after a read: the first step of `timeline` whose
+    /// condition holds changes the records it names (nothing when its lookups answer).
+    fn advance(mut self, store: &mut Store, call: &Call<'_>, timeline: &Timeline) {
+        for binding in &timeline.bindings {
+            if self.bind(store, call, binding).is_some() {
+                return;
+            }
+        }
+        let step = timeline.steps.iter().find(|step| {
+            step.when
+                .as_ref()
+                .is_none_or(|condition| self.scope.holds(store, condition))
+        });
+        let Some(step) = step.filter(|step| !step.effects.is_empty()) else {
+            return;
+        };
+        self.scope.bind("now", json!(store.tick()));
+        for effect in &step.effects {
+            self.effect(store, call, effect);
+        }
     }
 
     fn target(&self, call: &Call<'_>) -> Outcome<Ancestor> {

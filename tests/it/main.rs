@@ -42,3 +42,4 @@ mod prelude {
     pub use gitlab_mcp::prelude::runtime::*;
 }
 mod upstream;
+mod waits;
