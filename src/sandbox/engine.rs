@@ -412,6 +412,11 @@ impl Run {
         let default = match op {
             Op::List => {
                 let mut query = call.query.clone();
+                // Parameters the entry ignores filter nothing here either (`scope` of
+                // feature flags is their `active`, not a job status).
+                query
+                    .pairs
+                    .retain(|(key, _)| !behaviour.ignore.contains(key));
                 for (key, value) in self.scope.eval_map(store, &behaviour.query_defaults) {
                     if query.get(&key).is_none() && !value.is_null() {
                         query.pairs.push((key, text(&value)));
