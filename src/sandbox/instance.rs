@@ -64,17 +64,23 @@ pub fn answer(store: &Store, incoming: &Incoming, user: &Value) -> Option<Answer
 
 /// The scopes of `token`, as the seed user lists them.
 pub fn scopes(user: &Value, token: &str) -> Vec<String> {
-    user.get("_token_scopes")
-        .and_then(|scopes| scopes.get(token))
-        .and_then(Value::as_array)
-        .map(|scopes| {
-            scopes
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_else(|| vec!["api".to_owned()])
+    strings(
+        user.get("_token_scopes")
+            .and_then(|scopes| scopes.get(token)),
+    )
+    .unwrap_or_else(|| vec!["api".to_owned()])
+}
+
+/// The strings of a JSON array (scopes, mostly); `None` when the value is absent or not an array.
+pub fn strings(value: Option<&Value>) -> Option<Vec<String>> {
+    let items = value?.as_array()?;
+    Some(
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+    )
 }
 
 /// GitLab's refusal when the edition lacks the action's tier, the token its scope, or the

@@ -381,16 +381,7 @@ fn redirect_uris(application: &Value) -> impl Iterator<Item = &str> {
 }
 
 fn scopes_of(application: &Value) -> Vec<String> {
-    application["_scopes"]
-        .as_array()
-        .map(|scopes| {
-            scopes
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+    super::instance::strings(application.get("_scopes")).unwrap_or_default()
 }
 
 /// PKCE S256 (RFC 7636 §4.2): base64url, unpadded, of the verifier's SHA-256.

@@ -146,6 +146,14 @@ impl Auth {
     fn revoked(self) -> String {
         format!("{}-revoked", self.token(1))
     }
+
+    /// The header that carries `token`: GitLab's own for a PAT, a bearer for OAuth.
+    fn header(self, token: &str) -> (&'static str, String) {
+        match self {
+            Self::PrivateToken => ("private-token", token.to_owned()),
+            Self::Bearer => ("authorization", format!("Bearer {token}")),
+        }
+    }
 }
 
 /// How many times the sandbox GitLab was asked to describe an OAuth token.
@@ -421,22 +429,14 @@ impl Client {
     }
 
     async fn post(&self, body: Value) -> Result<Value, String> {
+        let (header_name, header_value) = self.auth.header(&self.token);
         let response = self
             .http
             .post(&self.endpoint)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", PROTOCOL)
-            .header(
-                match self.auth {
-                    Auth::PrivateToken => "private-token",
-                    Auth::Bearer => "authorization",
-                },
-                match self.auth {
-                    Auth::PrivateToken => self.token.clone(),
-                    Auth::Bearer => format!("Bearer {}", self.token),
-                },
-            )
+            .header(header_name, header_value)
             .body(body.to_string())
             .send()
             .await
