@@ -384,6 +384,19 @@ struct PeerProgress {
     token: ProgressToken,
 }
 
+impl PeerProgress {
+    /// `dispatcher`, reporting to the request's client when it sent a progress token.
+    fn attach(dispatcher: Dispatcher, context: &RequestContext<RoleServer>) -> Dispatcher {
+        match context.meta.get_progress_token() {
+            Some(token) => dispatcher.with_progress(Arc::new(PeerProgress {
+                peer: context.peer.clone(),
+                token,
+            })),
+            None => dispatcher,
+        }
+    }
+}
+
 impl Progress for PeerProgress {
     fn report(
         &self,
@@ -533,13 +546,7 @@ impl ServerHandler for GitlabServer {
         let work = async {
             let mut serving = self.serving(&context, Wait::Call).await?;
             serving.dispatcher = serving.dispatcher.with_approval(approval);
-            if let Some(token) = context.meta.get_progress_token() {
-                let sink = PeerProgress {
-                    peer: context.peer.clone(),
-                    token,
-                };
-                serving.dispatcher = serving.dispatcher.with_progress(Arc::new(sink));
-            }
+            serving.dispatcher = PeerProgress::attach(serving.dispatcher, &context);
             let outcome = self
                 .scoped(
                     &serving.dispatcher,
@@ -623,7 +630,9 @@ impl ServerHandler for GitlabServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let serving = self.serving(&context, Wait::Grace).await?;
+        let mut serving = self.serving(&context, Wait::Grace).await?;
+        // A prompt runs several reads: a client that sent a progress token hears of each.
+        serving.dispatcher = PeerProgress::attach(serving.dispatcher, &context);
         let prompt = crate::prompts::find(&request.name)
             .filter(|prompt| crate::prompts::offered(prompt, serving.view.policy()))
             .ok_or_else(|| {

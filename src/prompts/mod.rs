@@ -85,6 +85,29 @@ struct Gathered {
     total: usize,
 }
 
+impl Gathered {
+    /// One line on how the step went, for a progress notification.
+    fn summary(&self) -> String {
+        let title = &self.step.title;
+        if self.skipped {
+            return format!("{title}: not needed");
+        }
+        let failed = self.sections.iter().filter(|s| !s.ok).count();
+        let read = self.sections.len() - failed;
+        let mut line = match self.sections.len() {
+            1 if failed == 0 => format!("{title}: read"),
+            _ => format!("{title}: {read} read"),
+        };
+        if failed > 0 {
+            line.push_str(&format!(", {failed} not available"));
+        }
+        if !self.beyond_limit.is_empty() {
+            line.push_str(&format!(", {} left out", self.beyond_limit.len()));
+        }
+        line
+    }
+}
+
 struct Section {
     label: Option<String>,
     ok: bool,
@@ -106,11 +129,37 @@ pub async fn render(
     let args = read_arguments(prompt, arguments)?;
     let environment = environment();
     let mut gathered: Vec<Gathered> = Vec::new();
-    for step in &prompt.steps {
+    for (index, step) in prompt.steps.iter().enumerate() {
         let context = context(&args, &gathered, None);
-        gathered.push(gather(dispatcher, &environment, step, &context).await?);
+        let stage = Stage {
+            dispatcher,
+            index,
+            count: prompt.steps.len(),
+        };
+        let step = gather(&stage, &environment, step, &context).await?;
+        stage.report(1.0, step.summary()).await;
+        gathered.push(step);
     }
     fit(&environment, prompt, &args, gathered)
+}
+
+/// Where a prompt's gathering is, for a client that asked to hear (`notifications/progress`):
+/// step `index` of `count`, a fraction of the way through its reads. Progress only grows,
+/// as MCP requires: a step's own reads end before the whole step is reported done.
+struct Stage<'a> {
+    dispatcher: &'a Dispatcher,
+    index: usize,
+    count: usize,
+}
+
+impl Stage<'_> {
+    async fn report(&self, fraction: f64, message: String) {
+        let progress = self.index as f64 + fraction;
+        self.dispatcher
+            .context()
+            .report(progress, Some(self.count as f64), message)
+            .await;
+    }
 }
 
 /// The arguments as texts; a missing required one or an unknown name is refused.
@@ -255,7 +304,7 @@ fn evaluate(
 
 /// Runs one step: not at all when `when` is false, once, or once per item of `for_each`.
 async fn gather(
-    dispatcher: &Dispatcher,
+    stage: &Stage<'_>,
     environment: &Environment<'_>,
     step: &'static StepDef,
     context: &Value,
@@ -278,7 +327,7 @@ async fn gather(
         let params = params(environment, step, context)?;
         gathered
             .sections
-            .push(run(dispatcher, step, params, None).await);
+            .push(run(stage.dispatcher, step, params, None).await);
         return Ok(gathered);
     };
     let items: Vec<Value> = match evaluate(environment, for_each, context)?.try_iter() {
@@ -289,6 +338,7 @@ async fn gather(
     };
     gathered.total = items.len();
     let limit = step.limit.unwrap_or(usize::MAX);
+    let reads = items.len().min(limit);
     for (i, item) in items.iter().enumerate() {
         let mut context = context.clone();
         context["item"] = item.clone();
@@ -301,9 +351,14 @@ async fn gather(
             continue;
         }
         let params = params(environment, step, &context)?;
+        // The step is reported done by `render`; each of its reads is a share before that.
+        let fraction = (i + 1) as f64 / (reads + 1) as f64;
+        stage
+            .report(fraction, format!("{}: {label}", step.title))
+            .await;
         gathered
             .sections
-            .push(run(dispatcher, step, params, Some(label)).await);
+            .push(run(stage.dispatcher, step, params, Some(label)).await);
     }
     Ok(gathered)
 }

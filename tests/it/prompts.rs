@@ -3,7 +3,11 @@
 
 use gitlab_mcp::policy::Policy;
 use gitlab_mcp::prompts::{self, PromptDef};
-use rmcp::model::GetPromptRequestParams;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{GetPromptRequestParams, ProgressNotificationParam};
+use rmcp::service::NotificationContext;
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::json;
 
 use crate::support::{self, args};
@@ -79,6 +83,80 @@ async fn prompts_are_listed_and_rendered_over_mcp() {
         .unwrap_err()
         .to_string();
     assert!(unknown.contains("Unknown prompt"), "{unknown}");
+    client.cancel().await.unwrap();
+}
+
+/// A client that keeps every progress notification it is sent.
+#[derive(Clone, Default)]
+struct Listener {
+    heard: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.heard.lock().unwrap().push(params);
+    }
+}
+
+/// A prompt runs several reads; a client that sent a progress token (the rmcp client sends
+/// one with every request) hears of each step and each item of a step, the progress only
+/// growing, out of the prompt's number of steps, and the last one saying the work is done.
+#[tokio::test]
+async fn a_prompt_reports_its_reads_as_progress() {
+    let listener = Listener::default();
+    let client = support::client_as(listener.clone(), &[]).await;
+    let prompt = prompts::find("triage_failed_pipeline").unwrap();
+    let result = client
+        .get_prompt(
+            GetPromptRequestParams::new(prompt.name.clone())
+                .with_arguments(args(json!({"project_id": "acme/platform/api"}))),
+        )
+        .await
+        .unwrap();
+    assert!(text_of(&result).contains("Pipeline #9012"));
+    // Notifications may still be on their way when the answer is read.
+    let steps = prompt.steps.len();
+    let mut heard = Vec::new();
+    for _ in 0..50 {
+        heard = listener.heard.lock().unwrap().clone();
+        if heard.last().map(|p| p.progress) == Some(steps as f64) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        heard.len() > steps,
+        "a report per step and per item: {heard:?}"
+    );
+    for pair in heard.windows(2) {
+        assert!(
+            pair[1].progress > pair[0].progress,
+            "progress grows: {heard:?}"
+        );
+    }
+    assert!(
+        heard.iter().all(|p| p.total == Some(steps as f64)),
+        "{heard:?}"
+    );
+    assert_eq!(heard.last().unwrap().progress, steps as f64, "{heard:?}");
+    let messages: Vec<&str> = heard.iter().filter_map(|p| p.message.as_deref()).collect();
+    for step in &prompt.steps {
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with(&format!("{}: ", step.title))),
+            "{} is reported: {messages:?}",
+            step.title
+        );
+    }
+    assert!(
+        messages.iter().any(|m| m.contains("test:unit")),
+        "an item of a step is named: {messages:?}"
+    );
     client.cancel().await.unwrap();
 }
 
