@@ -42,6 +42,7 @@ pub mod search;
 pub mod server;
 pub mod spec;
 pub mod surfaces;
+pub mod tasks;
 pub mod text;
 pub mod tls;
 pub mod views;

@@ -18,15 +18,16 @@ use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, CompletionInfo, ContentBlock, ElicitRequestParams, EmbeddedResource, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
+    Annotations, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, CreateTaskResult,
+    ElicitRequestParams, EmbeddedResource, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, GetTaskParams, GetTaskResult, Implementation, InputRequest,
     InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt,
     PromptArgument, PromptMessage, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Reference, Resource, ResourceContents,
     ResourceTemplate, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, TextContent,
-    Tool,
+    Tool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -39,6 +40,7 @@ use crate::dispatch::{Context, Dispatcher, Outcome};
 use crate::gitlab::GitlabClient;
 use crate::resources::{self, CapabilitySurface, EntityTemplate, Target};
 use crate::surfaces::{Route, Surface, SurfaceKind};
+use crate::tasks::{Owner, Relay, Tasks};
 use crate::views::{Current, View, Views};
 use crate::vocabulary::Vocabulary;
 
@@ -65,6 +67,8 @@ struct Inner {
     listener: OnceLock<Peer<RoleServer>>,
     /// Recent `completion/complete` answers, per token.
     completions: crate::complete::Completions,
+    /// Calls that outlived their request (`tasks.rs`).
+    tasks: Tasks,
 }
 
 /// Whose credentials a request runs with.
@@ -140,6 +144,7 @@ impl GitlabServer {
                 vocabulary: vocabulary(kind),
                 listener: OnceLock::new(),
                 completions: crate::complete::Completions::default(),
+                tasks: Tasks::default(),
             }),
         }
     }
@@ -230,17 +235,7 @@ impl GitlabServer {
                 result_budget,
                 views,
             } => {
-                let caller = context
-                    .extensions
-                    .get::<axum::http::request::Parts>()
-                    .and_then(|parts| parts.extensions.get::<Caller>())
-                    .ok_or_else(|| {
-                        McpError::invalid_request(
-                            "This request carries no GitLab credentials.",
-                            None,
-                        )
-                    })?;
-                let gitlab = &caller.gitlab;
+                let gitlab = &Self::caller(context)?.gitlab;
                 let grace = match wait {
                     Wait::Never => std::time::Duration::ZERO,
                     Wait::Call | Wait::Grace => crate::fit::GRACE,
@@ -256,6 +251,26 @@ impl GitlabServer {
 
     /// Runs `work` so that every log line it writes is scrubbed of this request's token
     /// too (over stdio the token is registered for the whole process at start).
+    /// The caller a Streamable HTTP request carries (attached by `http::gate`).
+    fn caller(context: &RequestContext<RoleServer>) -> Result<&Caller, McpError> {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .ok_or_else(|| {
+                McpError::invalid_request("This request carries no GitLab credentials.", None)
+            })
+    }
+
+    /// Whose tasks this request may see: those started with its credentials.
+    fn task_owner(&self, context: &RequestContext<RoleServer>) -> Result<Owner, McpError> {
+        let gitlab = match &self.inner.access {
+            Access::Fixed { dispatcher, .. } => dispatcher.context().gitlab(),
+            Access::PerRequest { .. } => &Self::caller(context)?.gitlab,
+        };
+        Ok(self.inner.tasks.owner(gitlab))
+    }
+
     async fn scoped<T>(&self, dispatcher: &Dispatcher, work: impl Future<Output = T>) -> T {
         match &self.inner.access {
             Access::Fixed { .. } => work.await,
@@ -385,15 +400,13 @@ struct PeerProgress {
 }
 
 impl PeerProgress {
-    /// `dispatcher`, reporting to the request's client when it sent a progress token.
-    fn attach(dispatcher: Dispatcher, context: &RequestContext<RoleServer>) -> Dispatcher {
-        match context.meta.get_progress_token() {
-            Some(token) => dispatcher.with_progress(Arc::new(PeerProgress {
-                peer: context.peer.clone(),
-                token,
-            })),
-            None => dispatcher,
-        }
+    /// Progress to the request's client, when it sent a progress token.
+    fn of(context: &RequestContext<RoleServer>) -> Option<Arc<dyn Progress>> {
+        let token = context.meta.get_progress_token()?;
+        Some(Arc::new(PeerProgress {
+            peer: context.peer.clone(),
+            token,
+        }))
     }
 }
 
@@ -476,6 +489,7 @@ impl ServerHandler for GitlabServer {
                 .enable_resources()
                 .enable_prompts()
                 .enable_completions()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(server_info())
@@ -543,38 +557,99 @@ impl ServerHandler for GitlabServer {
     ) -> Result<CallToolResponse, McpError> {
         let approval = self.approval(&context, request.input_responses.as_ref());
         let arguments = request.arguments.unwrap_or_default();
-        let work = async {
-            let mut serving = self.serving(&context, Wait::Call).await?;
-            serving.dispatcher = serving.dispatcher.with_approval(approval);
-            serving.dispatcher = PeerProgress::attach(serving.dispatcher, &context);
-            let outcome = self
-                .scoped(
-                    &serving.dispatcher,
-                    self.call(&serving, &request.name, arguments),
-                )
-                .await;
-            Ok::<_, McpError>(outcome)
+        let relay = Arc::new(Relay::new(PeerProgress::of(&context)));
+        // Owned, so that the call can go on as a task after its request has been answered.
+        let work = {
+            let (this, context, relay) = (self.clone(), context.clone(), relay.clone());
+            let name = request.name.to_string();
+            async move {
+                let mut serving = this.serving(&context, Wait::Call).await?;
+                serving.dispatcher = serving
+                    .dispatcher
+                    .with_approval(approval)
+                    .with_progress(relay);
+                let outcome = this
+                    .scoped(&serving.dispatcher, this.call(&serving, &name, arguments))
+                    .await;
+                match outcome {
+                    Some(outcome) => Ok(outcome),
+                    None => Err(McpError::invalid_params(
+                        format!("Unknown tool: {name}"),
+                        None,
+                    )),
+                }
+            }
+        };
+        let mut work = Box::pin(work);
+        let tasks_declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let handoff = async {
+            match tasks_declared {
+                true => tokio::time::sleep(crate::tasks::HANDOFF).await,
+                false => std::future::pending().await,
+            }
         };
         // `notifications/cancelled` fires the token; dropping the call drops its GitLab
         // request, which closes the connection.
         let outcome = tokio::select! {
-            outcome = work => outcome?,
+            outcome = &mut work => outcome?,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled by the client");
                 return Err(McpError::new(ErrorCode(-32800), "Request cancelled", None));
             }
+            () = handoff => {
+                let owner = self.task_owner(&context)?;
+                let rest: crate::tasks::Work = Box::pin(async move {
+                    // A 2026-07-28 confirmation question comes at once, before GitLab is
+                    // asked anything; were one to come later, the task ends with the
+                    // refusal that says nothing was done. Over stdio the person's answer
+                    // to `elicitation/create` is simply awaited.
+                    work.await.map(|outcome| call_result(&outcome))
+                });
+                let task = self.inner.tasks.hand_off(owner, rest, &relay);
+                tracing::info!(tool = %request.name, task = %task.task_id, "call goes on as a task");
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+            }
         };
         match outcome {
-            Some(Outcome {
+            Outcome {
                 question: Some(question),
                 ..
-            }) => Ok(input_required(&question)?.into()),
-            Some(outcome) => Ok(call_result(&outcome).into()),
-            None => Err(McpError::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            )),
+            } => Ok(input_required(&question)?.into()),
+            outcome => Ok(call_result(&outcome).into()),
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let owner = self.task_owner(&context)?;
+        Ok(GetTaskResult::new(
+            self.inner.tasks.get(owner, &request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let owner = self.task_owner(&context)?;
+        self.inner
+            .tasks
+            .update(owner, &request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let owner = self.task_owner(&context)?;
+        self.inner.tasks.cancel(owner, &request.task_id)
     }
 
     /// 2026-07-28 clients ask for `notifications/tools/list_changed` on a
@@ -632,7 +707,9 @@ impl ServerHandler for GitlabServer {
     ) -> Result<GetPromptResponse, McpError> {
         let mut serving = self.serving(&context, Wait::Grace).await?;
         // A prompt runs several reads: a client that sent a progress token hears of each.
-        serving.dispatcher = PeerProgress::attach(serving.dispatcher, &context);
+        if let Some(progress) = PeerProgress::of(&context) {
+            serving.dispatcher = serving.dispatcher.with_progress(progress);
+        }
         let prompt = crate::prompts::find(&request.name)
             .filter(|prompt| crate::prompts::offered(prompt, serving.view.policy()))
             .ok_or_else(|| {

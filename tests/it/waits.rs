@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gitlab_mcp::sandbox::{self, Sandbox};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientConfig,
+    GetTaskParams, Implementation, ProgressNotificationParam, TaskPayload, TaskStatus,
+};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -35,7 +38,7 @@ impl ClientHandler for Listener {
 }
 
 /// The binary on stdio, on the dynamic surface, against `gitlab` as alice.
-async fn connect(gitlab: &Sandbox, listener: Listener) -> RunningService<RoleClient, Listener> {
+async fn connect<H: ClientHandler>(gitlab: &Sandbox, client: H) -> RunningService<RoleClient, H> {
     let command = tokio::process::Command::new(support::BINARY).configure(|command| {
         command
             .args(["--tool-surface", "dynamic", "serve"])
@@ -47,7 +50,7 @@ async fn connect(gitlab: &Sandbox, listener: Listener) -> RunningService<RoleCli
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("the binary starts");
-    listener.serve(transport).await.expect("the MCP handshake")
+    client.serve(transport).await.expect("the MCP handshake")
 }
 
 fn wait(action: &str, params: Value) -> CallToolRequestParams {
@@ -233,5 +236,132 @@ async fn cancelling_a_wait_stops_its_reads_at_once() {
         .await
         .unwrap();
     assert_ne!(result.is_error, Some(true), "{}", text(&result));
+    client.cancel().await.unwrap();
+}
+
+/// A client that declares the Tasks extension (SEP-2663) and keeps the progress it hears.
+#[derive(Clone, Default)]
+struct Tasker {
+    listener: Listener,
+}
+
+impl ClientHandler for Tasker {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = json!({"extensions": {rmcp::model::TASKS_EXTENSION_ID: {}}});
+        ClientConfig::new(
+            serde_json::from_value(capabilities).unwrap(),
+            Implementation::new("tasks-test", "1"),
+        )
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        context: NotificationContext<RoleClient>,
+    ) {
+        self.listener.on_progress(params, context).await;
+    }
+}
+
+/// The server offers tasks; a wait still running after two seconds comes back as one.
+async fn started_task(
+    client: &RunningService<RoleClient, Tasker>,
+    params: Value,
+) -> rmcp::model::Task {
+    let info = client.peer_info().expect("initialized");
+    assert!(info.capabilities.supports_tasks(), "{info:?}");
+    let started = Instant::now();
+    let response = client
+        .call_tool_once(wait("pipeline.wait_for", params))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = response else {
+        panic!("a task, not {response:?}");
+    };
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= Duration::from_secs(2) && elapsed < Duration::from_secs(10),
+        "{elapsed:?}"
+    );
+    assert_eq!(created.task.status, TaskStatus::Working);
+    assert_eq!(created.task.poll_interval_ms, Some(1000));
+    created.task
+}
+
+/// For a client that declared the Tasks extension, a wait that outlives its request goes on
+/// as a task: the same wait (GitLab is not asked again from the start), its progress as the
+/// task's status message, and in the end the wait's own result through `tasks/get`.
+#[tokio::test]
+async fn a_long_wait_goes_on_as_a_task_the_client_polls() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let client = connect(&gitlab, Tasker::default()).await;
+    let path = "/api/v4/projects/acme%2Fplatform%2Fapi/pipelines/9002";
+    let params = json!({"project_id": "acme/platform/api", "pipeline_id": 9002, "timeout": 5});
+    let task = started_task(&client, params).await;
+    let reads_at_handoff = reads_of(&gitlab, path);
+    let mut messages = Vec::new();
+    let done = loop {
+        let polled = client
+            .get_task(GetTaskParams::new(task.task_id.clone()))
+            .await
+            .unwrap()
+            .task;
+        messages.extend(polled.task.status_message.clone());
+        if polled.status().is_terminal() {
+            break polled;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let TaskPayload::Completed { result } = &done.payload else {
+        panic!("completed: {done:?}");
+    };
+    let result: CallToolResult = serde_json::from_value(Value::Object(result.clone())).unwrap();
+    let found = structured(&result);
+    assert_eq!(found["timed_out"], true, "{}", text(&result));
+    assert_eq!(found["status"], "scheduled");
+    assert_eq!(
+        found["polls"],
+        reads_of(&gitlab, path) as u64,
+        "one wait, read on after the handoff"
+    );
+    assert!(reads_of(&gitlab, path) > reads_at_handoff);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("Pipeline #9002 is scheduled")),
+        "its progress is the task's status: {messages:?}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// `tasks/cancel` stops the wait within a second: the task ends `cancelled` and GitLab is
+/// read no more. An id the server never gave is refused.
+#[tokio::test]
+async fn cancelling_a_task_stops_its_wait() {
+    let gitlab = Sandbox::start_local().await.unwrap();
+    let client = connect(&gitlab, Tasker::default()).await;
+    let path = "/api/v4/projects/acme%2Fplatform%2Fapi/pipelines/9002";
+    let params = json!({"project_id": "acme/platform/api", "pipeline_id": 9002, "timeout": 600});
+    let task = started_task(&client, params).await;
+    client
+        .cancel_task(CancelTaskParams::new(task.task_id.clone()))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let polled = client
+        .get_task(GetTaskParams::new(task.task_id.clone()))
+        .await
+        .unwrap()
+        .task;
+    assert_eq!(polled.status(), TaskStatus::Cancelled, "{polled:?}");
+    let reads = reads_of(&gitlab, path);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(reads_of(&gitlab, path), reads, "no read after the cancel");
+    let unknown = client
+        .get_task(GetTaskParams::new("not-a-task"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.contains("No task not-a-task"), "{unknown}");
     client.cancel().await.unwrap();
 }
