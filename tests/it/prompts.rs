@@ -3,14 +3,10 @@
 
 use gitlab_mcp::policy::Policy;
 use gitlab_mcp::prompts::{self, PromptDef};
-use std::sync::{Arc, Mutex};
-
-use rmcp::model::{GetPromptRequestParams, ProgressNotificationParam};
-use rmcp::service::NotificationContext;
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::model::GetPromptRequestParams;
 use serde_json::json;
 
-use crate::support::{self, args};
+use crate::support::{self, Listener, args};
 
 fn text_of(result: &rmcp::model::GetPromptResult) -> String {
     result
@@ -84,22 +80,6 @@ async fn prompts_are_listed_and_rendered_over_mcp() {
         .to_string();
     assert!(unknown.contains("Unknown prompt"), "{unknown}");
     client.cancel().await.unwrap();
-}
-
-/// A client that keeps every progress notification it is sent.
-#[derive(Clone, Default)]
-struct Listener {
-    heard: Arc<Mutex<Vec<ProgressNotificationParam>>>,
-}
-
-impl ClientHandler for Listener {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.heard.lock().unwrap().push(params);
-    }
 }
 
 /// A prompt runs several reads; a client that sent a progress token (the rmcp client sends

@@ -194,3 +194,19 @@ pub fn text(result: &rmcp::model::CallToolResult) -> String {
 pub fn install_crypto() {
     gitlab_mcp::tls::install_crypto_provider();
 }
+
+/// A client that keeps every progress notification it is sent.
+#[derive(Clone, Default)]
+pub struct Listener {
+    pub heard: Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.heard.lock().unwrap().push(params);
+    }
+}

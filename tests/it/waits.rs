@@ -6,7 +6,6 @@
 //! cancelling stops the reads at once. That a call without a token hears nothing is
 //! tests/clients/node/waits.test.mjs (the TypeScript SDK sends a token only when asked).
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gitlab_mcp::sandbox::{self, Sandbox};
@@ -19,23 +18,7 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::support::{self, text};
-
-/// A client that keeps every progress notification it is sent.
-#[derive(Clone, Default)]
-struct Listener {
-    heard: Arc<Mutex<Vec<ProgressNotificationParam>>>,
-}
-
-impl ClientHandler for Listener {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.heard.lock().unwrap().push(params);
-    }
-}
+use crate::support::{self, Listener, text};
 
 /// The binary on stdio, on the dynamic surface, against `gitlab` as alice.
 async fn connect<H: ClientHandler>(gitlab: &Sandbox, client: H) -> RunningService<RoleClient, H> {
