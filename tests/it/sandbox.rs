@@ -748,3 +748,61 @@ async fn issue_statistics_count_what_the_filters_keep() {
         "the copy counts too"
     );
 }
+
+#[tokio::test]
+async fn approval_settings_persist_and_suggestions_apply_once() {
+    let api = Api::start().await;
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("{API}/approvals"),
+            json!({"reset_approvals_on_push": false}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let (_, settings) = api
+        .send("GET", &format!("{API}/approvals"), json!({}))
+        .await;
+    assert_eq!(settings["reset_approvals_on_push"], json!(false));
+    assert_eq!(
+        settings["merge_requests_author_approval"],
+        json!(false),
+        "unchanged"
+    );
+    let (status, refused) = api
+        .send(
+            "POST",
+            &format!("{API}/approval_rules"),
+            json!({"name": "Security", "approvals_required": 1}),
+        )
+        .await;
+    assert_eq!(status, 400, "a rule's name is unique: {refused}");
+    let (status, _) = api.send("PUT", "suggestions/3104/apply", json!({})).await;
+    assert_eq!(status, 400, "already applied");
+    let (status, _) = api
+        .send(
+            "PUT",
+            "suggestions/batch_apply",
+            json!({"ids": [3101, 3102]}),
+        )
+        .await;
+    assert_eq!(status, 400, "two merge requests");
+    let (status, _) = api
+        .send(
+            "PUT",
+            "suggestions/batch_apply",
+            json!({"ids": [3102, 9999]}),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, applied) = api
+        .send(
+            "PUT",
+            "suggestions/batch_apply",
+            json!({"ids": [3102, 3103]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{applied}");
+    let (status, _) = api.send("PUT", "suggestions/3102/apply", json!({})).await;
+    assert_eq!(status, 400, "applied by the batch");
+}
