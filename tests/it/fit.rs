@@ -139,7 +139,9 @@ async fn the_community_edition_hides_every_paid_tier() {
                 "{surface}: {id} offered on CE"
             );
         }
-        let ee = client(&[("TOOL_SURFACE", surface)]).await;
+        // An administrator on EE: paid actions that are also administrators' (instance
+        // audit events) are offered too.
+        let ee = client(&[("TOOL_SURFACE", surface), ADMIN]).await;
         let all = ee
             .read_resource(ReadResourceRequestParams::new("gitlab://tools"))
             .await
