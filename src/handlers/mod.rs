@@ -54,6 +54,7 @@ mod releases;
 mod runners;
 mod secure_files;
 mod snippets;
+mod terraform;
 mod test_report;
 mod uploads;
 mod variables;
@@ -144,6 +145,8 @@ handlers! {
         secure_file_download => secure_files::secure_file_download,
         pipeline_wait => waits::pipeline_wait,
         job_wait => waits::job_wait,
+        terraform_state_read => terraform::terraform_state_read,
+        terraform_state_version_read => terraform::terraform_state_version_read,
     }
     plan {
         milestone_by_reference => milestones::by_reference,

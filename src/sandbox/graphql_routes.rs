@@ -7,7 +7,8 @@
 //!
 //! Work items are the records of `work_items` and, in projects, the issues (in GitLab
 //! every issue is a work item); `work_item_links` holds parent → child links, and
-//! `work_item_types` the types a project or group offers.
+//! `work_item_types` the types a project or group offers. A project's Terraform states
+//! are `terraform_states` (their lock and history in `_` fields).
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -29,6 +30,7 @@ const OPERATIONS: &[&str] = &[
     "WorkItemUsers",
     "WorkItemCreate",
     "WorkItemUpdate",
+    "TerraformStates",
 ];
 
 pub fn graphql(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
@@ -52,6 +54,7 @@ pub fn graphql(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         "WorkItemUsers" => Ok(users(store, variables)),
         "WorkItemCreate" => create(store, call, variables),
         "WorkItemUpdate" => update(store, call, variables),
+        "TerraformStates" => terraform_states(store, call, variables),
         other => Err(format!(
             "The sandbox does not answer the GraphQL operation `{other}`; it answers {}",
             OPERATIONS.join(", ")
@@ -216,6 +219,71 @@ fn list(
             .cmp(&a.record["created_at"].as_str())
             .then(b.iid().cmp(&a.iid()))
     });
+    let count = found.len();
+    let nodes: Vec<Value> = found.iter().map(|item| node(store, item)).collect();
+    let (page, page_info) = connection_page(nodes, variables);
+    Ok(json!({
+        "namespace": {
+            "workItems": {
+                "count": count,
+                "pageInfo": page_info,
+                "nodes": page,
+            }
+        }
+    }))
+}
+
+/// `project.terraformStates`: a project's states by name, each with its lock and latest
+/// version, paged as a connection.
+fn terraform_states(
+    store: &Store,
+    call: &Call<'_>,
+    variables: &Map<String, Value>,
+) -> Result<Value, String> {
+    let full_path = variables
+        .get("fullPath")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some((true, project)) = namespace(store, call, full_path) else {
+        return Ok(json!({ "project": null }));
+    };
+    let mut states: Vec<&Value> = store
+        .all("projects/terraform/state")
+        .iter()
+        .filter(|state| state["_project_id"] == project["id"])
+        .collect();
+    states.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    let user = |field: &Value| field.as_str().map(|name| json!({ "username": name }));
+    let nodes: Vec<Value> = states
+        .iter()
+        .map(|state| {
+            json!({
+                "name": state["name"],
+                "updated_at": state["_updated_at"],
+                "locked_at": state["_locked_at"],
+                "locked_by": user(&state["_locked_by"]),
+                "latest_version": {
+                    "serial": state["serial"],
+                    "updated_at": state["_updated_at"],
+                    "created_by": user(&state["_created_by"]),
+                },
+            })
+        })
+        .collect();
+    let (page, page_info) = connection_page(nodes, variables);
+    Ok(json!({
+        "project": {
+            "terraformStates": {
+                "count": states.len(),
+                "pageInfo": page_info,
+                "nodes": page,
+            }
+        }
+    }))
+}
+
+/// A page of a connection's nodes by `first` and `after`, with its `pageInfo`.
+fn connection_page(nodes: Vec<Value>, variables: &Map<String, Value>) -> (Vec<Value>, Value) {
     let first = variables
         .get("first")
         .and_then(Value::as_u64)
@@ -226,27 +294,12 @@ fn list(
         .and_then(Value::as_str)
         .and_then(cursor_offset)
         .unwrap_or(0);
-    let count = found.len();
-    let page: Vec<Value> = found
-        .iter()
-        .skip(offset)
-        .take(first)
-        .map(|item| node(store, item))
-        .collect();
+    let count = nodes.len();
+    let page: Vec<Value> = nodes.into_iter().skip(offset).take(first).collect();
     let end = offset + page.len();
     let has_next = end < count;
-    Ok(json!({
-        "namespace": {
-            "workItems": {
-                "count": count,
-                "pageInfo": {
-                    "hasNextPage": has_next,
-                    "endCursor": has_next.then(|| cursor(end)),
-                },
-                "nodes": page,
-            }
-        }
-    }))
+    let info = json!({ "hasNextPage": has_next, "endCursor": has_next.then(|| cursor(end)) });
+    (page, info)
 }
 
 /// GitLab's cursors are opaque base64; the sandbox's hold an offset.
