@@ -38,10 +38,12 @@
 //! | `integration_settings` | `integration.get`, `.update`, `.group_get`, `.group_update` | each of GitLab's 52 integrations has its own fields, read at the top of the body: `settings` and the secret `credentials` objects are spread there; GitLab's `properties` (an object of any values) become named text settings, and the `*_events` flags a list of events |
 //! | `pipeline_wait`, `job_wait` | `pipeline.wait_for`, `job.wait_for` | the read again with growing pauses until the status is final or the timeout passes, progress on each read; a pipeline's failed jobs read at the end |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
+//! | `feature_gates` | `instance.feature_list`, `.feature_set` | a GitLab feature flag's gate value is a boolean, a percentage or a list of actors by its key; each is read as text so a gate says which actors or what percentage |
 
 mod artifacts;
 mod changes;
 mod feature_flags;
+mod features;
 mod files;
 mod integrations;
 mod invitations;
@@ -161,6 +163,7 @@ handlers! {
         releases_with_project => releases::releases_with_project,
         integration_settings => integrations::integration_settings,
         feature_flag_rollout => feature_flags::feature_flag_rollout,
+        feature_gates => features::feature_gates,
     }
 }
 
