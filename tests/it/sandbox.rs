@@ -806,3 +806,70 @@ async fn approval_settings_persist_and_suggestions_apply_once() {
     let (status, _) = api.send("PUT", "suggestions/3102/apply", json!({})).await;
     assert_eq!(status, 400, "applied by the batch");
 }
+
+#[tokio::test]
+async fn a_merge_request_joins_its_train_once_and_only_while_open() {
+    let api = Api::start().await;
+    let (status, _) = api
+        .send(
+            "GET",
+            &format!("{API}/merge_trains/merge_requests/43"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 404, "!43 is on no train yet");
+    let (status, refused) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_trains/merge_requests/43"),
+            json!({"sha": "0000000000000000000000000000000000000000"}),
+        )
+        .await;
+    assert_eq!(status, 409, "the source branch moved: {refused}");
+    let (status, train) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_trains/merge_requests/43"),
+            json!({"squash": true}),
+        )
+        .await;
+    assert_eq!(status, 201, "{train}");
+    assert_eq!(train[0]["merge_request"]["iid"], json!(43), "newest first");
+    assert_eq!(
+        train.as_array().map(Vec::len),
+        Some(4),
+        "develop's whole train"
+    );
+    let (_, merge_request) = api
+        .send("GET", &format!("{API}/merge_requests/43"), json!({}))
+        .await;
+    assert_eq!(merge_request["squash"], json!(true));
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_trains/merge_requests/43"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 400, "already on the train");
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/merge_trains/merge_requests/28"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 400, "merged already");
+    let (_, active) = api
+        .send(
+            "GET",
+            &format!("{API}/merge_trains/develop"),
+            json!({"scope": "active"}),
+        )
+        .await;
+    assert_eq!(active.as_array().map(Vec::len), Some(3), "{active}");
+    let (_, none) = api
+        .send("GET", &format!("{API}/merge_trains/main"), json!({}))
+        .await;
+    assert_eq!(none, json!([]), "a branch without a train");
+}
