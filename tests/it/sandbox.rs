@@ -873,3 +873,50 @@ async fn a_merge_request_joins_its_train_once_and_only_while_open() {
         .await;
     assert_eq!(none, json!([]), "a branch without a train");
 }
+
+#[tokio::test]
+async fn drafts_and_reactions_on_comments_are_their_authors_own() {
+    let api = Api::start().await;
+    let mr = format!("{API}/merge_requests/42");
+    let (status, _) = api
+        .send("GET", &format!("{mr}/draft_notes/73"), json!({}))
+        .await;
+    assert_eq!(status, 404, "carol's draft is hers alone");
+    let (status, _) = api
+        .send(
+            "PUT",
+            &format!("{mr}/draft_notes/73"),
+            json!({"note": "changed"}),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, draft) = api
+        .send(
+            "PUT",
+            &format!("{mr}/draft_notes/71"),
+            json!({"note": "changed"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{draft}");
+    assert_eq!(draft["note"], json!("changed"));
+    let (status, _) = api
+        .send(
+            "DELETE",
+            &format!("{mr}/notes/600001/award_emoji/930001"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 403, "bob's reaction");
+    let (status, _) = api
+        .send(
+            "DELETE",
+            &format!("{mr}/notes/600001/award_emoji/930002"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 204);
+    let (_, left) = api
+        .send("GET", &format!("{mr}/notes/600001/award_emoji"), json!({}))
+        .await;
+    assert_eq!(left.as_array().map(Vec::len), Some(1), "{left}");
+}
