@@ -255,9 +255,14 @@ fn known_requests(files: &[(String, String)]) -> Vec<gitlab_mcp::search::KnownRe
 /// 0.95). With `terraform_state` (issue 26) the 44 domains sample other ones again
 /// (11, 4,801 requests, `terraform_state` and `user` among them, `member` at 0.567):
 /// 0.745 / 0.910.
+/// The sample used to be every fourth domain in catalog order, so each new domain changed
+/// which others were measured (0.764, 0.745, 0.755, 0.727 at 563 to 672 actions, with
+/// different samples); it is now about one domain in four by a hash of its name
+/// (`arrival::sampled`): at 672 actions, 11 domains (issue, job and group among them),
+/// 4,008 requests, 0.756 / 0.935.
 const DOMAIN_SAMPLE: usize = 4;
-const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.744;
-const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.909;
+const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.75;
+const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.93;
 
 #[test]
 fn ranking_on_arrival_domain_by_domain() {
