@@ -40,19 +40,7 @@ fn gates_as_text(feature: &mut Value) {
         let Some(value) = gate.get_mut("value") else {
             continue;
         };
-        let text = match &*value {
-            Value::String(text) => text.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|item| match item {
-                    Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            other => other.to_string(),
-        };
-        *value = Value::String(text);
+        *value = Value::String(super::value_text(value));
     }
 }
 

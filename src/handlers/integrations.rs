@@ -56,19 +56,10 @@ fn settings(properties: Map<String, Value>) -> Value {
     let items = properties
         .into_iter()
         .filter_map(|(name, value)| {
-            let text = match value {
-                Value::Null => return None,
-                Value::String(text) => text,
-                Value::Array(items) => items
-                    .iter()
-                    .map(|item| match item {
-                        Value::String(text) => text.clone(),
-                        other => other.to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                other => other.to_string(),
-            };
+            if value.is_null() {
+                return None;
+            }
+            let text = super::value_text(&value);
             (!text.is_empty()).then(|| json!({"name": name, "value": text}))
         })
         .collect();

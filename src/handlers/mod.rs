@@ -198,6 +198,24 @@ where
     })
 }
 
+/// A JSON value as one line of text for a card: a string as it is, a list's items joined
+/// with commas (strings unquoted), anything else as JSON.
+pub(crate) fn value_text(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::catalog::ACTIONS;
