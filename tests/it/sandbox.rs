@@ -920,3 +920,79 @@ async fn drafts_and_reactions_on_comments_are_their_authors_own() {
         .await;
     assert_eq!(left.as_array().map(Vec::len), Some(1), "{left}");
 }
+
+#[tokio::test]
+async fn snippet_threads_are_its_comments_grouped() {
+    let api = Api::start().await;
+    let snippet = format!("{API}/snippets/511");
+    let thread = "c5d2a1f3e4b6079889706b5c4d3e2f1a0b9c8d7e";
+    let single = "b4c1f0e2d3a5968778695a4b3c2d1e0f9a8b7c6d";
+    // A reply to carol's single comment makes it a thread, and shows in the flat list.
+    let (status, reply) = api
+        .send(
+            "POST",
+            &format!("{snippet}/discussions/{single}/notes"),
+            json!({"body": "Same on production."}),
+        )
+        .await;
+    assert_eq!(status, 201, "{reply}");
+    let (_, got) = api
+        .send("GET", &format!("{snippet}/discussions/{single}"), json!({}))
+        .await;
+    assert_eq!(got["individual_note"], json!(false), "{got}");
+    assert_eq!(got["notes"].as_array().map(Vec::len), Some(2), "{got}");
+    assert_eq!(got["notes"][0]["type"], json!("DiscussionNote"), "{got}");
+    let (_, notes) = api
+        .send("GET", &format!("{snippet}/notes"), json!({}))
+        .await;
+    assert!(notes.as_array().unwrap().contains(&reply), "{notes}");
+    // A comment of another thread, bob's comment, an unknown thread.
+    let (status, _) = api
+        .send(
+            "PUT",
+            &format!("{snippet}/discussions/{single}/notes/640002"),
+            json!({"body": "moved"}),
+        )
+        .await;
+    assert_eq!(status, 404, "640002 is in another thread");
+    let (status, _) = api
+        .send(
+            "DELETE",
+            &format!("{snippet}/discussions/{thread}/notes/640003"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 403, "bob's reply");
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{snippet}/discussions/{}/notes", "0".repeat(40)),
+            json!({"body": "hello"}),
+        )
+        .await;
+    assert_eq!(status, 404, "no such thread");
+    // A new thread is listed last; deleting a reply leaves the thread's others.
+    let (status, started) = api
+        .send(
+            "POST",
+            &format!("{snippet}/discussions"),
+            json!({"body": "Pin k6?"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{started}");
+    let (status, _) = api
+        .send(
+            "DELETE",
+            &format!("{snippet}/discussions/{thread}/notes/640005"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 204);
+    let (_, threads) = api
+        .send("GET", &format!("{snippet}/discussions"), json!({}))
+        .await;
+    let threads = threads.as_array().unwrap();
+    assert_eq!(threads.len(), 4, "{threads:?}");
+    assert_eq!(threads[3]["id"], started["id"]);
+    assert_eq!(threads[1]["notes"].as_array().map(Vec::len), Some(2));
+}
