@@ -6,9 +6,8 @@
 
 use serde_json::Value;
 
-use crate::call::{ActionError, Context, decode};
+use crate::call::{ActionError, Context};
 use crate::catalog::{Action, Plan};
-use crate::gitlab::Response;
 
 /// `instance.feature_list`, `instance.feature_set`: the features with each gate's value
 /// as text.
@@ -17,18 +16,11 @@ pub async fn feature_gates(
     action: &'static Action,
     plan: &Plan,
 ) -> Result<Value, ActionError> {
-    let response = context.send(plan.request.clone()).await?;
-    let mut body = response.value()?;
-    match &mut body {
+    super::send_rewritten(context, action, plan, |body| match body {
         Value::Array(features) => features.iter_mut().for_each(gates_as_text),
         feature => gates_as_text(feature),
-    }
-    let readable = Response {
-        status: response.status,
-        pagination: response.pagination.clone(),
-        body: serde_json::to_vec(&body).unwrap_or_default(),
-    };
-    Ok(decode(action, &plan.args, &readable)?)
+    })
+    .await
 }
 
 /// Each gate's `value` of one feature as text: a list of actors comma-separated.

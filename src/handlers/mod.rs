@@ -39,6 +39,7 @@
 //! | `pipeline_wait`, `job_wait` | `pipeline.wait_for`, `job.wait_for` | the read again with growing pauses until the status is final or the timeout passes, progress on each read; a pipeline's failed jobs read at the end |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 //! | `feature_gates` | `instance.feature_list`, `.feature_set` | a GitLab feature flag's gate value is a boolean, a percentage or a list of actors by its key; each is read as text so a gate says which actors or what percentage |
+//! | `sidekiq_queues` | `sidekiq.queue_metrics`, `.compound_metrics` | GitLab answers the queues as an object keyed by queue name; it becomes a list of queues, each with its name, backlog and latency |
 
 mod artifacts;
 mod changes;
@@ -55,6 +56,7 @@ mod registry;
 mod releases;
 mod runners;
 mod secure_files;
+mod sidekiq;
 mod snippets;
 mod terraform;
 mod test_report;
@@ -164,6 +166,7 @@ handlers! {
         integration_settings => integrations::integration_settings,
         feature_flag_rollout => feature_flags::feature_flag_rollout,
         feature_gates => features::feature_gates,
+        sidekiq_queues => sidekiq::sidekiq_queues,
     }
 }
 
@@ -196,6 +199,26 @@ where
         prune(&mut value);
         Ok(value)
     })
+}
+
+/// Sends `plan`'s request and decodes the answer as `action`'s result after `rewrite` has
+/// changed its JSON body: a shape the manifest cannot type (values of several types, an
+/// object keyed by name) made readable first, so it is read rather than left out.
+pub(crate) async fn send_rewritten(
+    context: &Context,
+    action: &'static Action,
+    plan: &Plan,
+    rewrite: impl FnOnce(&mut Value),
+) -> Result<Value, ActionError> {
+    let response = context.send(plan.request.clone()).await?;
+    let mut body = response.value()?;
+    rewrite(&mut body);
+    let readable = crate::gitlab::Response {
+        status: response.status,
+        pagination: response.pagination.clone(),
+        body: serde_json::to_vec(&body).unwrap_or_default(),
+    };
+    Ok(crate::call::decode(action, &plan.args, &readable)?)
 }
 
 /// A JSON value as one line of text for a card: a string as it is, a list's items joined
