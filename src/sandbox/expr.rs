@@ -255,6 +255,8 @@ impl Scope {
             "minutes_later" => timestamp(&value, number(&self.argument(argument))),
             // The day of a timestamp (`2025-06-02`), for date-only fields.
             "date" => json!(text(&value).chars().take(10).collect::<String>()),
+            // The year of a timestamp or day (a license's `[year]`).
+            "year" => json!(text(&value).chars().take(4).collect::<String>()),
             // A commit's short id: the first 8 characters.
             "short" => json!(text(&value).chars().take(8).collect::<String>()),
             "revert_diff" => json!(revert_diff(&text(&value))),
@@ -541,6 +543,7 @@ const FILTERS: &[&str] = &[
     "revert_diff",
     "wiki_slug",
     "date",
+    "year",
     "file_name",
     "stem",
     "extension",
