@@ -996,3 +996,90 @@ async fn snippet_threads_are_its_comments_grouped() {
     assert_eq!(threads[3]["id"], started["id"]);
     assert_eq!(threads[1]["notes"].as_array().map(Vec::len), Some(2));
 }
+
+#[tokio::test]
+async fn commit_comments_and_threads_are_one_list() {
+    let api = Api::start().await;
+    let commit = format!("{API}/repository/commits/98d33ab4");
+    // A line comment answers as a commit comment and is a thread of its own, on that line.
+    let (status, comment) = api
+        .send(
+            "POST",
+            &format!("{commit}/comments"),
+            json!({"note": "Old bound?", "path": "src/api/rate_limit.rs", "line": 40, "line_type": "old"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{comment}");
+    assert_eq!(comment["line_type"], json!("old"), "{comment}");
+    assert_eq!(comment["line"], json!(40), "{comment}");
+    let (_, threads) = api
+        .send("GET", &format!("{commit}/discussions"), json!({}))
+        .await;
+    let threads = threads.as_array().unwrap();
+    assert_eq!(threads.len(), 3, "{threads:?}");
+    let position = &threads[2]["notes"][0]["position"];
+    assert_eq!(position["old_line"], json!(40), "{position}");
+    assert_eq!(
+        position["head_sha"],
+        json!("98d33ab487a96b8076970f67de51c0a6c6a3b76b")
+    );
+    let (status, _) = api
+        .send("POST", &format!("{commit}/comments"), json!({}))
+        .await;
+    assert_eq!(status, 400, "a comment needs its text");
+    // carol's comment is hers; a reply shows in the flat list.
+    let thread = "e7f4c3b5a6d8291aa1928d7e6f5a4b3c2d1e0fa9";
+    let (status, _) = api
+        .send(
+            "PUT",
+            &format!("{commit}/discussions/{thread}/notes/650001"),
+            json!({"body": "changed"}),
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{commit}/discussions/{thread}/notes"),
+            json!({"body": "Agreed."}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let (_, comments) = api
+        .send("GET", &format!("{commit}/comments"), json!({}))
+        .await;
+    assert_eq!(comments.as_array().map(Vec::len), Some(5), "{comments}");
+}
+
+#[tokio::test]
+async fn reactions_on_snippets_and_comments_are_given_once_and_taken_back_by_their_giver() {
+    let api = Api::start().await;
+    for (path, theirs, mine) in [
+        (format!("{API}/snippets/511/award_emoji"), 950001, 950002),
+        (
+            format!("{API}/snippets/511/notes/640001/award_emoji"),
+            960001,
+            960002,
+        ),
+        (
+            format!("{API}/issues/17/notes/600008/award_emoji"),
+            940001,
+            940002,
+        ),
+    ] {
+        let (status, added) = api.send("POST", &path, json!({"name": "rocket"})).await;
+        assert_eq!(status, 201, "{path}: {added}");
+        let (status, _) = api.send("POST", &path, json!({"name": "rocket"})).await;
+        assert_eq!(status, 404, "{path}: the same emoji twice");
+        let (status, _) = api
+            .send("DELETE", &format!("{path}/{theirs}"), json!({}))
+            .await;
+        assert_eq!(status, 403, "{path}: another's reaction");
+        let (status, _) = api
+            .send("DELETE", &format!("{path}/{mine}"), json!({}))
+            .await;
+        assert_eq!(status, 204, "{path}");
+        let (_, left) = api.send("GET", &path, json!({})).await;
+        assert_eq!(left.as_array().map(Vec::len), Some(2), "{path}: {left}");
+    }
+}
