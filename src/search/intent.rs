@@ -77,6 +77,8 @@ pub struct Intent {
     pub question: bool,
     /// The words (stems) that ask for an operation.
     pub verb_words: Vec<String>,
+    /// Each word (stem) that asks for an operation, with the operation.
+    pub asked: Vec<(String, usize)>,
 }
 
 fn insert_word(into: &mut Vec<String>, word: &str) {
@@ -197,6 +199,13 @@ impl Intent {
             }
             if !meaning.operations.is_empty() {
                 insert_word(&mut intent.verb_words, &token.word);
+                let stemmed = super::stem(&token.word);
+                for operation in &meaning.operations {
+                    let asked = (stemmed.clone(), *operation);
+                    if !intent.asked.contains(&asked) {
+                        intent.asked.push(asked);
+                    }
+                }
             }
             // A phrase of an action asks for its operation, on its objects, in its domain;
             // its operation counts only when no word asks for one ("remove the time

@@ -92,6 +92,9 @@ pub struct Lexicon {
     references: HashMap<String, Vec<ReferenceMeaning>>,
     /// Every word the vocabulary spells out, for the typo fallback.
     pub spellings: Vec<String>,
+    /// Words an action gave one of the operations every domain shares, which shared.yaml
+    /// does not: (stem, operation) → the domains whose actions gave it.
+    scoped_verbs: HashMap<(String, usize), Vec<usize>>,
     ids: HashMap<(Table, String), usize>,
 }
 
@@ -127,6 +130,7 @@ impl Lexicon {
             phrases: HashMap::new(),
             references: HashMap::new(),
             spellings: Vec::new(),
+            scoped_verbs: HashMap::new(),
             ids: domains
                 .iter()
                 .enumerate()
@@ -180,6 +184,15 @@ impl Lexicon {
             let id = lexicon.operation(action.vocabulary.operation);
             let generic = shared_operations.contains(action.vocabulary.operation);
             for word in action.vocabulary.verbs {
+                if generic && !shared_verbs.contains(word) {
+                    let domain = lexicon.domain_id(action.domain);
+                    let domains = lexicon.scoped_verbs.entry((stem(word), id)).or_default();
+                    if let Some(domain) = domain
+                        && !domains.contains(&domain)
+                    {
+                        domains.push(domain);
+                    }
+                }
                 let mut declared_verb = lexicon.verb(word, id);
                 if let (true, false, [domain]) = (
                     generic,
@@ -456,6 +469,17 @@ fn phrase_end(stems: &[String], words: &[String], at: usize) -> Option<usize> {
 impl Lexicon {
     pub fn operation_id(&self, name: &str) -> Option<usize> {
         self.ids.get(&(Table::Operation, name.to_owned())).copied()
+    }
+
+    /// Whether `verb` (a stem) asks for `operation` in `domain`. A word shared.yaml gives an
+    /// operation asks for it everywhere; a word an action gave one of the shared operations
+    /// asks for it only in that action's domain (and its kin that gave it too): "cancel"
+    /// deletes an invitation, and never a pipeline, "reject" an access request, and never a
+    /// deploy key.
+    pub fn verb_asks_in(&self, verb: &str, operation: usize, domain: usize) -> bool {
+        self.scoped_verbs
+            .get(&(verb.to_owned(), operation))
+            .is_none_or(|domains| domains.contains(&domain))
     }
 
     pub fn domain_id(&self, name: &str) -> Option<usize> {

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use super::Hit;
 use super::index::{Document, Index};
 use super::intent::Intent;
+use super::lexicon::Lexicon;
 use super::tokens::{self, Reference, Token};
 
 /// Field classes, strongest first, with the points a matching term earns.
@@ -287,8 +288,9 @@ impl Index {
             // named as people name it, when the known requests nearest to this one are for
             // this action ("remove bob from acme/web" removes a member; no word says so).
             if (reading.has_typos && !names_exactly(reading, document))
-                || !(asks_for(reading, document)
-                    || favoured_alike(scored.document) && asks_for_operation(reading, document))
+                || !(asks_for(&self.lexicon, reading, document)
+                    || favoured_alike(scored.document)
+                        && asks_for_operation(&self.lexicon, reading, document))
             {
                 scored.score = 0;
             }
@@ -733,8 +735,8 @@ impl Index {
 
 /// Whether a request names both a destructive action's operation and its object: its
 /// domain, by name, synonym or a reference at the head of the request (`README.md`, `!42`).
-fn asks_for(reading: &Reading, document: &Document) -> bool {
-    let verb = asks_for_operation(reading, document);
+fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
+    let verb = asks_for_operation(lexicon, reading, document);
     let object = reading.intent.domains.contains(&document.domain)
         || reading
             .intent
@@ -750,8 +752,23 @@ fn asks_for(reading: &Reading, document: &Document) -> bool {
 }
 
 /// Whether a request asks for the action's operation (a word of it, or one of its verbs).
-fn asks_for_operation(reading: &Reading, document: &Document) -> bool {
-    reading.intent.votes(document.operation) > 0
+/// A word an action gave a shared operation asks for it only in that action's domain
+/// (`Lexicon::verb_asks_in`) or where the action's own title or tags use it ("Revoke a
+/// deploy token"); an operation a phrase asked for, with no word, is the phrase's.
+fn asks_for_operation(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
+    if reading.intent.votes(document.operation) == 0 {
+        return false;
+    }
+    let mut words = reading
+        .intent
+        .asked
+        .iter()
+        .filter(|(_, operation)| *operation == document.operation)
+        .peekable();
+    words.peek().is_none()
+        || words.any(|(word, operation)| {
+            document.verbs.contains(word) || lexicon.verb_asks_in(word, *operation, document.domain)
+        })
 }
 
 /// Whether a request names the action's domain or object with an exact (not misspelt)

@@ -431,6 +431,34 @@ fn destructive_actions_need_their_verb_and_object() {
     );
 }
 
+/// A word an action gives a shared operation ("cancel" an invitation, "reject" an access
+/// request) asks for it in that action's domain only: it never offers another domain's
+/// destructive action, though the request names that domain.
+#[test]
+fn a_verb_one_domain_gave_deletes_nothing_elsewhere() {
+    for (query, never) in [
+        ("cancel pipeline 42 in acme/web", "pipeline.delete"),
+        ("reject the deploy", "deploy_key.delete"),
+        ("reject the deploy", "deploy_key.token_delete"),
+    ] {
+        let found = find(query);
+        assert!(
+            found.hits.iter().all(|h| h.action.id != never),
+            "{query:?} offered {never}"
+        );
+    }
+    // In its own domain the word still asks for it.
+    for (query, wanted) in [
+        (
+            "cancel the invitation for bob@example.com to acme/web",
+            "member.invitation_delete",
+        ),
+        ("kick bob from acme/web", "member.project_remove"),
+    ] {
+        assert_eq!(find(query).hits[0].action.id, wanted, "{query:?}");
+    }
+}
+
 #[test]
 fn a_verb_after_to_is_a_purpose_not_the_task() {
     // Once a request has said what to do, "to <verb>" says what the thing is for.
