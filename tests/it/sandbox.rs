@@ -1083,3 +1083,36 @@ async fn reactions_on_snippets_and_comments_are_given_once_and_taken_back_by_the
         assert_eq!(left.as_array().map(Vec::len), Some(2), "{path}: {left}");
     }
 }
+
+#[tokio::test]
+async fn epic_reactions_name_the_epic_by_its_number() {
+    let api = Api::start().await;
+    let epic = "groups/acme%2Fplatform/epics/1";
+    for (path, theirs, mine) in [
+        (format!("{epic}/award_emoji"), 970001, 970002),
+        (format!("{epic}/notes/660001/award_emoji"), 980001, 980002),
+    ] {
+        let (status, added) = api.send("POST", &path, json!({"name": "eyes"})).await;
+        assert_eq!(status, 201, "{path}: {added}");
+        let (status, _) = api.send("POST", &path, json!({"name": "eyes"})).await;
+        assert_eq!(status, 404, "{path}: the same emoji twice");
+        let (status, _) = api
+            .send("DELETE", &format!("{path}/{theirs}"), json!({}))
+            .await;
+        assert_eq!(status, 403, "{path}: another's reaction");
+        let (status, _) = api
+            .send("DELETE", &format!("{path}/{mine}"), json!({}))
+            .await;
+        assert_eq!(status, 204, "{path}");
+        let (_, left) = api.send("GET", &path, json!({})).await;
+        assert_eq!(left.as_array().map(Vec::len), Some(2), "{path}: {left}");
+    }
+    let (status, _) = api
+        .send(
+            "GET",
+            "groups/acme%2Fplatform/epics/9/award_emoji",
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 404, "no epic &9");
+}
