@@ -46,6 +46,9 @@ pub struct Document {
     pub verbs: Vec<String>,
     /// Some known request (`actions/requests/`) asks for it.
     pub asked_for: bool,
+    /// The part of its domain its name says it works on (`reaction` for
+    /// `note_reaction_remove`): a destructive one removes that part, not the domain's thing.
+    pub part: Option<usize>,
 }
 
 /// The search index over the actions one server instance offers.
@@ -107,6 +110,8 @@ struct PreparedAction {
     /// Words of its texts the typo fallback may read a misspelling as.
     spellings: Vec<String>,
     objects: Vec<usize>,
+    /// `Document::part`.
+    part: Option<usize>,
     /// The domain its path is scoped by (`Document::container`).
     container: Option<usize>,
 }
@@ -272,7 +277,22 @@ impl Prepared {
                 .objects
                 .iter()
                 .filter_map(|o| lexicon.object_id(o))
-                .collect();
+                .collect::<Vec<_>>();
+            // The part its name says it works on: of the objects its name spells, the one
+            // nearest the verb (`reaction` in `note_reaction_remove`), leaving out words a
+            // domain's noun names too (`group` in `group_revoke` says whose token).
+            let name = words::stems(&action.name.replace('_', " "));
+            let part = action
+                .vocabulary
+                .objects
+                .iter()
+                .filter_map(|o| {
+                    let at = name.iter().rposition(|word| *word == stem(o))?;
+                    let id = lexicon.object_id(o)?;
+                    lexicon.object_domains(id).is_empty().then_some((at, id))
+                })
+                .max()
+                .map(|(_, id)| id);
             prepared.push(PreparedAction {
                 verbs,
                 terms,
@@ -280,6 +300,7 @@ impl Prepared {
                 tag_phrases,
                 spellings,
                 objects,
+                part,
                 container: container(action).and_then(|name| lexicon.domain_id(name)),
             });
         }
@@ -459,6 +480,7 @@ impl Index {
                     .by_id
                     .get(action.id)
                     .is_some_and(|&id| prepared.examples.asked_for(id)),
+                part: part.part,
             });
         }
         for (id, action) in lexicon.actions.iter().enumerate() {

@@ -73,6 +73,10 @@ const OBJECT_MATCH: i64 = 34;
 const OBJECT_MISSING: i64 = -24;
 /// The request names a part of the domain the action does not work on.
 const OBJECT_FOREIGN: i64 = -20;
+/// The action works on several parts and the request names only some of them, or it names
+/// a part this action does not work on beside one it does ("reactions on comment 6" is
+/// not the issue's own reactions; "add a note" is no reaction to one).
+const OBJECT_PARTIAL: i64 = -10;
 /// `!42` and `@bob` name their domain; `#17` only leans towards one.
 const NAMING_REFERENCE: i64 = 30;
 const LEANING_REFERENCE: i64 = 10;
@@ -653,6 +657,19 @@ impl Index {
             {
                 points += OBJECT_MATCH;
                 say("names what it works on".to_owned());
+                // Only the parts no domain's noun names: those say what is worked on.
+                let part = |o: &usize| self.lexicon.object_domains(*o).is_empty();
+                let unnamed = document
+                    .objects
+                    .iter()
+                    .any(|o| part(o) && !intent.objects.contains(o) && !verb_names_object(o));
+                let other = intent
+                    .objects
+                    .iter()
+                    .any(|o| part(o) && !document.objects.contains(o));
+                if unnamed || other {
+                    points += OBJECT_PARTIAL;
+                }
             } else if !document.objects.iter().any(names_noun_object) {
                 points += OBJECT_MISSING;
             }
@@ -734,8 +751,16 @@ impl Index {
 }
 
 /// Whether a request names both a destructive action's operation and its object: its
-/// domain, by name, synonym or a reference at the head of the request (`README.md`, `!42`).
+/// domain, by name, synonym or a reference at the head of the request (`README.md`, `!42`),
+/// and the part of it the action removes when its name says one ("delete the epic" asks
+/// to remove no reaction from it, "remove the note" no reaction from the note).
 fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
+    if document
+        .part
+        .is_some_and(|part| !reading.intent.objects.contains(&part))
+    {
+        return false;
+    }
     let verb = asks_for_operation(lexicon, reading, document);
     let object = reading.intent.domains.contains(&document.domain)
         || reading

@@ -440,6 +440,48 @@ fn destructive_actions_need_their_verb_and_object() {
     );
 }
 
+/// An action whose name says which part of its domain it removes (a reaction, a comment,
+/// a board column) is offered only when the request names that part: deleting a snippet
+/// or an epic removes no reaction from it, while "take back my thumbs up" still does.
+#[test]
+fn a_destructive_action_on_a_part_needs_the_part_named() {
+    for (query, never) in [
+        ("delete snippet 5", "snippet.reaction_remove"),
+        ("delete snippet 5", "snippet.note_reaction_remove"),
+        ("delete the epic 3 of acme", "epic.reaction_remove"),
+        ("remove epic &3 from acme", "epic.note_reaction_remove"),
+        ("delete the board 4 of acme/web", "board.column_delete"),
+        (
+            "remove note 640004 from the project snippet",
+            "snippet.note_reaction_remove",
+        ),
+    ] {
+        let found = find(query);
+        assert!(
+            found.hits.iter().all(|h| h.action.id != never),
+            "{query:?} offered {never}"
+        );
+    }
+    for (query, wanted) in [
+        (
+            "remove my reaction 970002 from epic &1 of acme",
+            "epic.reaction_remove",
+        ),
+        (
+            "remove my thumbs up 950002 from snippet 5",
+            "snippet.reaction_remove",
+        ),
+        (
+            "delete the list column 12 from board 4 of acme/web",
+            "board.column_delete",
+        ),
+    ] {
+        let found = find(query);
+        let top: Vec<&str> = found.hits.iter().take(3).map(|h| h.action.id).collect();
+        assert!(top.contains(&wanted), "{query:?} gave {top:?}");
+    }
+}
+
 /// A word an action gives a shared operation ("cancel" an invitation, "reject" an access
 /// request) asks for it in that action's domain only: it never offers another domain's
 /// destructive action, though the request names that domain.
