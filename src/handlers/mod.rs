@@ -22,13 +22,14 @@
 //! | `diff_position` | `merge_request.discussion_create`, `.draft_note_create` | a line comment is asked for as file + line + side; GitLab wants a `position` from the diff refs with old and new line numbers, and a clear refusal when the line is not in the diff |
 //! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
 //! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
-//! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
-//! | `snippet_raw`, `project_snippet_raw` | `snippet.raw`, `snippet.project_raw` | the byte budget of `file_raw` over a snippet's content |
+//! | `wiki_window`, `group_wiki_window` | `wiki.get`, `wiki.group_get` | the file-read line window over a wiki page's content |
+//! | `snippet_raw`, `project_snippet_raw`, `snippet_file_raw`, `project_snippet_file_raw` | `snippet.raw`, `.project_raw`, `.file_raw`, `.project_file_raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `runner_by_owner_id` | `runner.create` | `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `secure_file_download` | `secure_file.download` | the byte budget of `file_raw` over a secure file; a keystore or profile is reported by size |
+//! | `upload_download`, `group_upload_download`, `upload_download_by_secret`, `group_upload_download_by_secret` | `upload.project_download`, `.group_download`, `.project_download_by_secret`, `.group_download_by_secret` | the byte budget of `file_raw` over an uploaded file; an image is reported by size |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
-//! | `upload_file` | `wiki.attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
 //! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
@@ -60,6 +61,7 @@ mod sidekiq;
 mod snippets;
 mod terraform;
 mod test_report;
+mod upload_reads;
 mod uploads;
 mod variables;
 mod waits;
@@ -142,11 +144,18 @@ handlers! {
         file_update => writes::file_update,
         commit_create => writes::commit_create,
         wiki_window => wiki::wiki_window,
+        group_wiki_window => wiki::group_wiki_window,
         runner_by_owner_id => runners::runner_by_owner_id,
         snippet_raw => snippets::snippet_raw,
         project_snippet_raw => snippets::project_snippet_raw,
+        snippet_file_raw => snippets::snippet_file_raw,
+        project_snippet_file_raw => snippets::project_snippet_file_raw,
         tag_cleanup => registry::tag_cleanup,
         secure_file_download => secure_files::secure_file_download,
+        upload_download => upload_reads::upload_download,
+        group_upload_download => upload_reads::group_upload_download,
+        upload_download_by_secret => upload_reads::upload_download_by_secret,
+        group_upload_download_by_secret => upload_reads::group_upload_download_by_secret,
         pipeline_wait => waits::pipeline_wait,
         job_wait => waits::job_wait,
         terraform_state_read => terraform::terraform_state_read,

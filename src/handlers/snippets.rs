@@ -2,7 +2,7 @@
 
 use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
-use crate::catalog::generated::snippet::{project_raw, raw};
+use crate::catalog::generated::snippet::{file_raw, project_file_raw, project_raw, raw};
 
 use super::files::raw_head;
 
@@ -37,4 +37,14 @@ raw_reader!(
     /// `snippet.project_raw`: the same over a project snippet.
     project_snippet_raw,
     project_raw
+);
+raw_reader!(
+    /// `snippet.file_raw`: the same over one file of a snippet, at a revision.
+    snippet_file_raw,
+    file_raw
+);
+raw_reader!(
+    /// `snippet.project_file_raw`: the same over one file of a project snippet.
+    project_snippet_file_raw,
+    project_file_raw
 );
