@@ -14,7 +14,9 @@ use rawzip::{RECOMMENDED_BUFFER_SIZE, ReaderAt, ZipLocator};
 
 use crate::call::{ActionError, Context};
 use crate::catalog::ActionParams;
-use crate::catalog::generated::job::{artifact_file, artifact_file_by_ref, artifacts_list};
+use crate::catalog::generated::job::{
+    artifact_file, artifact_file_by_ref, artifacts_download_by_ref, artifacts_list,
+};
 use crate::catalog::generated::types::ArtifactEntry;
 use crate::gitlab::{ErrorKind, GitlabError, Method, Request};
 
@@ -137,12 +139,31 @@ fn timestamp(time: &ZipDateTimeKind) -> Option<String> {
     })
 }
 
-/// `job.artifacts_list`: the archive's files under `path_prefix`, at most `limit`.
-pub async fn artifacts_list(
+/// The files of an archive under a path prefix, at most `limit` of them.
+struct Listing {
+    archive_size: i64,
+    total_files: i64,
+    files: Vec<ArtifactEntry>,
+}
+
+impl Listing {
+    fn shown(&self) -> i64 {
+        self.files.len() as i64
+    }
+
+    fn truncated(&self) -> bool {
+        self.shown() < self.total_files
+    }
+}
+
+/// Reads the directory of the archive `request` answers (its end only) and keeps the files
+/// under `prefix`, at most `limit`.
+async fn listing(
     context: &Context,
-    params: &artifacts_list::Params,
-) -> Result<artifacts_list::Output, ActionError> {
-    let request = params.request();
+    request: Request,
+    prefix: Option<&str>,
+    limit: i64,
+) -> Result<Listing, ActionError> {
     let (first, total) = tail(context, &request, FIRST_TAIL).await?;
     let files = match directory(first, total)? {
         Ok(files) => files,
@@ -161,16 +182,15 @@ pub async fn artifacts_list(
             directory(whole, total)?.map_err(|_| not_a_zip("its directory lies outside it"))?
         }
     };
-    let prefix = params.path_prefix.as_deref().unwrap_or_default();
+    let prefix = prefix.unwrap_or_default();
     let matching: Vec<Entry> = files
         .into_iter()
         .filter(|f| f.path.starts_with(prefix))
         .collect();
-    let limit = params.limit.max(1) as usize;
     let total_files = matching.len() as i64;
-    let files: Vec<ArtifactEntry> = matching
+    let files = matching
         .into_iter()
-        .take(limit)
+        .take(limit.max(1) as usize)
         .map(|f| ArtifactEntry {
             path: f.path,
             size: f.size as i64,
@@ -178,13 +198,57 @@ pub async fn artifacts_list(
             modified: f.modified,
         })
         .collect();
-    Ok(artifacts_list::Output {
-        job_id: params.job_id,
+    Ok(Listing {
         archive_size: total as i64,
         total_files,
-        shown_files: files.len() as i64,
-        truncated: (files.len() as i64) < total_files,
         files,
+    })
+}
+
+/// `job.artifacts_list`: the archive's files under `path_prefix`, at most `limit`.
+pub async fn artifacts_list(
+    context: &Context,
+    params: &artifacts_list::Params,
+) -> Result<artifacts_list::Output, ActionError> {
+    let listing = listing(
+        context,
+        params.request(),
+        params.path_prefix.as_deref(),
+        params.limit,
+    )
+    .await?;
+    Ok(artifacts_list::Output {
+        job_id: params.job_id,
+        archive_size: listing.archive_size,
+        total_files: listing.total_files,
+        shown_files: listing.shown(),
+        truncated: listing.truncated(),
+        files: listing.files,
+    })
+}
+
+/// `job.artifacts_download_by_ref`: the archive GitLab's download of a ref's latest job
+/// serves, read as `job.artifacts_list` reads one (its directory, from its end), so a
+/// download never brings the archive into the answer.
+pub async fn artifacts_download_by_ref(
+    context: &Context,
+    params: &artifacts_download_by_ref::Params,
+) -> Result<artifacts_download_by_ref::Output, ActionError> {
+    let listing = listing(
+        context,
+        params.request(),
+        params.path_prefix.as_deref(),
+        params.limit,
+    )
+    .await?;
+    Ok(artifacts_download_by_ref::Output {
+        r#ref: params.r#ref.clone(),
+        job: params.job.clone(),
+        archive_size: listing.archive_size,
+        total_files: listing.total_files,
+        shown_files: listing.shown(),
+        truncated: listing.truncated(),
+        files: listing.files,
     })
 }
 

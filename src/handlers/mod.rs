@@ -15,7 +15,7 @@
 //! | `merge_request_version` | `merge_request.version_get` | the same patch budget over one diff version |
 //! | `merge_request_raw_diffs` | `merge_request.raw_diffs` | a plain-text body (not JSON) streamed: the first lines kept, the rest only counted |
 //! | `test_report` | `pipeline.test_report` | only failing cases kept while reading (reports are megabytes), failures within half the result budget, what was left out said |
-//! | `artifacts_list` | `job.artifacts_list` | the zip's central directory from the archive's end (`Range`), never the whole archive |
+//! | `artifacts_list`, `artifacts_download_by_ref` | `job.artifacts_list`, `job.artifacts_download_by_ref` | the zip's central directory from the archive's end (`Range`), never the whole archive (a ref's download too: its size and files, not its bytes) |
 //! | `artifact_file`, `artifact_file_by_ref` | `job.artifact_file`, `job.artifact_file_by_ref` | `artifact_path` keeps its slashes (GitLab's `*artifact_path`); a streamed line window, binary detection |
 //! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_get`, `.group_update`, `.group_delete` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
 //! | `milestone_in_body` | `issue.create`, `.update`, `merge_request.create`, `.update` | the same lookup for `milestone`, sent as GitLab's `milestone_id` (`none` takes it off) |
@@ -28,6 +28,9 @@
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `secure_file_download` | `secure_file.download` | the byte budget of `file_raw` over a secure file; a keystore or profile is reported by size |
 //! | `upload_download`, `group_upload_download`, `upload_download_by_secret`, `group_upload_download_by_secret` | `upload.project_download`, `.group_download`, `.project_download_by_secret`, `.group_download_by_secret` | the byte budget of `file_raw` over an uploaded file; an image is reported by size |
+//! | `package_file_download` | `package.file_download` | the byte budget of `file_raw` over a package file; an archive or binary is reported by size |
+//! | `vulnerability_export_download` | `security.export_download` | the byte budget of `file_raw` over a vulnerability export's CSV |
+//! | `attestation_download` | `attestation.download` | the byte budget of `file_raw` over an attestation's Sigstore bundle |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
 //! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
@@ -44,6 +47,7 @@
 
 mod artifacts;
 mod changes;
+mod downloads;
 mod feature_flags;
 mod features;
 mod files;
@@ -137,6 +141,7 @@ handlers! {
         merge_request_raw_diffs => changes::merge_request_raw_diffs,
         test_report => test_report::test_report,
         artifacts_list => artifacts::artifacts_list,
+        artifacts_download_by_ref => artifacts::artifacts_download_by_ref,
         artifact_file => artifacts::artifact_file,
         artifact_file_by_ref => artifacts::artifact_file_by_ref,
         file_blame => files::file_blame,
@@ -156,6 +161,9 @@ handlers! {
         group_upload_download => upload_reads::group_upload_download,
         upload_download_by_secret => upload_reads::upload_download_by_secret,
         group_upload_download_by_secret => upload_reads::group_upload_download_by_secret,
+        package_file_download => downloads::package_file_download,
+        vulnerability_export_download => downloads::vulnerability_export_download,
+        attestation_download => downloads::attestation_download,
         pipeline_wait => waits::pipeline_wait,
         job_wait => waits::job_wait,
         terraform_state_read => terraform::terraform_state_read,

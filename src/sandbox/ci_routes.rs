@@ -1,5 +1,5 @@
 //! Hand-written sandbox routes of the CI/CD actions (listed in `routes::ROUTES` with their
-//! reasons): a job's artifacts archive as zip bytes, one file from it, and a pipeline's
+//! reasons): a job's artifacts archive as zip bytes, its folders, one file from it, and a pipeline's
 //! test report computed from its jobs' JUnit cases.
 //!
 //! Seed data: a job's `_artifacts` is a list of `{"path", "content"}` (or
@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::engine::{Answer, Call};
 use super::repository::file_bytes;
-use super::store::{Ancestor, Failure, Outcome, Store, get_path, text};
+use super::store::{Ancestor, Failure, Outcome, Page, Store, get_path, text};
 
 const NO_ARTIFACTS: &str = "404 Not Found";
 
@@ -72,12 +72,73 @@ pub fn archive(job: &Value) -> Outcome<Vec<u8>> {
     Ok(out)
 }
 
-/// `GET /projects/:id/jobs/:job_id/artifacts`: the archive, as a download.
-pub fn artifacts_archive(_store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+/// `GET /projects/:id/jobs/:job_id/artifacts`: the archive, as a download; for
+/// `jobs/artifacts/:ref/download`, that of the job named `job` in the newest successful
+/// pipeline of `ref`.
+pub fn artifacts_archive(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+    let bytes = match call.path.get("ref").and_then(Value::as_str) {
+        None => archive(job(call)?)?,
+        Some(reference) => archive(&latest_successful_job(store, call, reference)?)?,
+    };
     Ok(Answer::Bytes {
-        bytes: archive(job(call)?)?,
+        bytes,
         content_type: "application/zip",
     })
+}
+
+/// `GET /projects/:id/jobs/:job_id/artifacts/tree`: the entries of one folder of the
+/// archive (`path`, default the root), or everything below it with `recursive`, folders
+/// first, as GitLab reads them from the archive's metadata; a folder's path ends with `/`.
+pub fn artifacts_tree(_store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+    let files = artifacts(job(call)?)?;
+    let base = call.query.get("path").unwrap_or("").trim_matches('/');
+    let prefix = if base.is_empty() {
+        String::new()
+    } else {
+        format!("{base}/")
+    };
+    let recursive = call.query.get("recursive") == Some("true");
+    // (path, size of a file or None for a folder)
+    let mut entries: Vec<(String, Option<usize>)> = Vec::new();
+    for file in files {
+        let path = file["path"].as_str().unwrap_or_default();
+        let Some(rest) = path.strip_prefix(&prefix) else {
+            continue;
+        };
+        let parts: Vec<&str> = rest.split('/').collect();
+        let depth = if recursive { parts.len() } else { 1 };
+        for level in 1..=depth {
+            let is_file = level == parts.len();
+            let entry = if is_file {
+                format!("{prefix}{rest}")
+            } else {
+                format!("{prefix}{}/", parts[..level].join("/"))
+            };
+            if !entries.iter().any(|(p, _)| *p == entry) {
+                entries.push((entry, is_file.then(|| file_bytes(file).len())));
+            }
+        }
+    }
+    if entries.is_empty() && !base.is_empty() {
+        return Err(Failure::new(404, "404 Not Found"));
+    }
+    entries.sort_by(|a, b| (a.1.is_some(), &a.0).cmp(&(b.1.is_some(), &b.0)));
+    let items = entries
+        .into_iter()
+        .map(|(path, size)| {
+            let name = path
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            match size {
+                Some(size) => json!({"name": name, "path": path, "type": "file", "size": size, "mode": "100644"}),
+                None => json!({"name": name, "path": path, "type": "directory", "mode": "040755"}),
+            }
+        })
+        .collect();
+    Ok(Answer::Page(Page::of(items, call.query)))
 }
 
 /// One file of a job's artifacts, by the job in the path or, for `jobs/artifacts/:ref/raw`,

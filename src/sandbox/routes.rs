@@ -47,6 +47,11 @@ pub const ROUTES: &[Route] = &[
         run: super::ci_routes::artifacts_archive,
     },
     Route {
+        name: "artifacts_tree",
+        reason: "GitLab lists an archive's folders and files from its metadata (one folder, or recursive); the sandbox seeds a job's files, not its folders.",
+        run: super::ci_routes::artifacts_tree,
+    },
+    Route {
         name: "artifact_file",
         reason: "One file out of a job's archive (its path keeps its slashes), or out of the job named `job` in the newest successful pipeline of a ref.",
         run: super::ci_routes::artifact_file,

@@ -1115,4 +1115,175 @@ async fn epic_reactions_name_the_epic_by_its_number() {
         )
         .await;
     assert_eq!(status, 404, "no epic &9");
+/// A vulnerability's triage moves its state, GitLab's 304 when it is already so, and a
+/// revert undoes it.
+#[tokio::test]
+async fn vulnerability_triage_moves_its_state_and_refuses_no_change() {
+    let api = Api::start().await;
+    let (status, confirmed) = api
+        .send("POST", "vulnerabilities/301/confirm", json!({}))
+        .await;
+    assert_eq!(status, 201, "{confirmed}");
+    assert_eq!(confirmed["state"], json!("confirmed"));
+    assert_eq!(confirmed["confirmed_by_id"], json!(1));
+    let (status, _) = api
+        .send("POST", "vulnerabilities/301/confirm", json!({}))
+        .await;
+    assert_eq!(status, 304, "confirming twice");
+    let (status, dismissed) = api
+        .send(
+            "POST",
+            "vulnerabilities/301/dismiss",
+            json!({"dismissal_reason": "false_positive", "comment": "Only in a dev tool."}),
+        )
+        .await;
+    assert_eq!(status, 201, "{dismissed}");
+    assert_eq!(dismissed["state"], json!("dismissed"));
+    assert_eq!(dismissed["dismissal_reason"], json!("false_positive"));
+    let (status, reverted) = api
+        .send("POST", "vulnerabilities/301/revert", json!({}))
+        .await;
+    assert_eq!(status, 201, "{reverted}");
+    assert_eq!(reverted["state"], json!("detected"));
+    assert_eq!(reverted["dismissed_at"], Value::Null);
+    assert_eq!(reverted["confirmed_at"], Value::Null);
+    let (status, _) = api
+        .send("POST", "vulnerabilities/301/revert", json!({}))
+        .await;
+    assert_eq!(status, 304, "reverting a detected vulnerability");
+}
+
+/// A vulnerability export is built in the background (202 while it runs), then its CSV
+/// has a line per vulnerability; only its author reads it.
+#[tokio::test]
+async fn a_vulnerability_export_runs_then_downloads_its_csv() {
+    let api = Api::start().await;
+    let (status, export) = api
+        .send(
+            "POST",
+            "security/projects/acme%2Fplatform%2Fapi/vulnerability_exports",
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 201, "{export}");
+    assert_eq!(export["status"], json!("created"));
+    assert_eq!(export["project_id"], json!(101));
+    let id = export["id"].as_i64().unwrap();
+    let path = format!("security/vulnerability_exports/{id}");
+    let (status, _) = api
+        .send("GET", &format!("{path}/download"), json!({}))
+        .await;
+    assert_eq!(status, 404, "not finished yet");
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let (status, read) = api.send("GET", &path, json!({})).await;
+        seen.push((
+            status,
+            read["status"].as_str().unwrap_or_default().to_owned(),
+        ));
+    }
+    let expected: Vec<(u16, String)> = [(202, "created"), (202, "running"), (200, "finished")]
+        .iter()
+        .map(|(s, t)| (*s, (*t).to_owned()))
+        .collect();
+    assert_eq!(seen, expected);
+    let csv = api
+        .http
+        .get(format!("{}/api/v4/{path}/download", api.sandbox.url()))
+        .header("PRIVATE-TOKEN", TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 6, "a header and five vulnerabilities: {csv}");
+    assert!(lines[0].starts_with("Project,Tool,Status"), "{csv}");
+    assert!(csv.contains("SQL injection in account search"), "{csv}");
+    let status = api
+        .http
+        .get(format!("{}/api/v4/{path}", api.sandbox.url()))
+        .header("PRIVATE-TOKEN", sandbox::TOKEN_BOB)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16();
+    assert_eq!(status, 404, "another user's export");
+}
+
+/// Job artifacts: browsed a folder at a time, kept from expiring, and expired in bulk
+/// except those of each ref's latest successful pipeline.
+#[tokio::test]
+async fn job_artifacts_are_browsed_kept_and_expired_in_bulk() {
+    let api = Api::start().await;
+    let (status, root) = api
+        .send(
+            "GET",
+            &format!("{API}/jobs/70040/artifacts/tree"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{root}");
+    let paths: Vec<&str> = root
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["dist/", "target/"]);
+    let (_, dist) = api
+        .send(
+            "GET",
+            &format!("{API}/jobs/70040/artifacts/tree?path=dist"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(dist[0]["path"], json!("dist/CHANGELOG.md"));
+    assert_eq!(dist[0]["type"], json!("file"));
+    assert_eq!(dist[0]["size"], json!(187));
+    let (_, all) = api
+        .send(
+            "GET",
+            &format!("{API}/jobs/70040/artifacts/tree?recursive=true"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(all.as_array().map(Vec::len), Some(6), "{all}");
+    let (status, kept) = api
+        .send(
+            "POST",
+            &format!("{API}/jobs/70042/artifacts/keep"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{kept}");
+    assert_eq!(kept["artifacts_expire_at"], Value::Null);
+    let (status, _) = api
+        .send(
+            "POST",
+            &format!("{API}/jobs/70041/artifacts/keep"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 404, "a job without artifacts");
+    let (status, _) = api
+        .send("DELETE", &format!("{API}/artifacts"), json!({}))
+        .await;
+    assert_eq!(status, 202);
+    let (_, expired) = api
+        .send("GET", &format!("{API}/jobs/70040"), json!({}))
+        .await;
+    assert_ne!(
+        expired["artifacts_expire_at"],
+        json!("2025-07-01T00:00:00.000Z")
+    );
+    let (_, locked) = api
+        .send("GET", &format!("{API}/jobs/70023"), json!({}))
+        .await;
+    assert_eq!(
+        locked["artifacts_expire_at"],
+        json!("2025-07-01T00:00:00.000Z")
+    );
 }
