@@ -374,7 +374,12 @@ async fn admin_endpoints_answer_administrators_only() {
         (sandbox::TOKEN_READ_API, 403),
         (sandbox::TOKEN_ADMIN, 200),
     ] {
-        for path in ["hooks", "admin/ci/variables"] {
+        for path in [
+            "hooks",
+            "admin/ci/variables",
+            "deploy_keys",
+            "deploy_tokens",
+        ] {
             let response = api
                 .http
                 .get(format!("{}/api/v4/{path}", api.sandbox.url()))
@@ -1285,5 +1290,71 @@ async fn job_artifacts_are_browsed_kept_and_expired_in_bulk() {
     assert_eq!(
         locked["artifacts_expire_at"],
         json!("2025-07-01T00:00:00.000Z")
+    );
+}
+
+/// A public deploy key an administrator adds belongs to no project and joins the
+/// instance's list; the same key again is refused. The instance's deploy tokens are
+/// every project's, `active` keeping the usable ones.
+#[tokio::test]
+async fn public_deploy_keys_join_the_instance_list() {
+    let api = Api::start().await;
+    let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH3kq7Vd2pXw0rN5bT8yLm4sQe6uJc9aZf1gYh2iKo7P backup@acme";
+    let admin = |post: bool, path: &str, body: Value| {
+        let url = format!("{}/api/v4/{path}", api.sandbox.url());
+        let request = if post {
+            api.http.post(url)
+        } else {
+            api.http.get(url)
+        };
+        async move {
+            let response = request
+                .header("PRIVATE-TOKEN", sandbox::TOKEN_ADMIN)
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            let text = response.text().await.unwrap();
+            (
+                status,
+                serde_json::from_str::<Value>(&text).unwrap_or(Value::Null),
+            )
+        }
+    };
+    let (status, created) = admin(
+        true,
+        "deploy_keys",
+        json!({"title": "backup server", "key": key}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["title"], json!("backup server"));
+    let (status, _) = admin(true, "deploy_keys", json!({"title": "twice", "key": key})).await;
+    assert_eq!(status, 400, "the same key twice");
+    let (_, listed) = admin(false, "deploy_keys", json!({})).await;
+    let titles: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|k| k["title"].as_str())
+        .collect();
+    assert!(titles.contains(&"backup server"), "{listed}");
+    let (_, project) = api
+        .send("GET", &format!("{API}/deploy_keys"), json!({}))
+        .await;
+    assert!(
+        !project.to_string().contains("backup server"),
+        "a public key is on no project until enabled: {project}"
+    );
+    let (_, active) = admin(false, "deploy_tokens?active=true", json!({})).await;
+    let active = active.as_array().unwrap();
+    assert!(!active.is_empty());
+    assert!(
+        active
+            .iter()
+            .all(|t| t["revoked"] == json!(false) && t["expired"] == json!(false)),
+        "{active:?}"
     );
 }
