@@ -259,6 +259,13 @@ impl Scope {
             "year" => json!(text(&value).chars().take(4).collect::<String>()),
             // A commit's short id: the first 8 characters.
             "short" => json!(text(&value).chars().take(8).collect::<String>()),
+            // A text's bytes in base64 and its size in bytes: a Git blob as GitLab answers
+            // it (`content`, `size`).
+            "base64" => json!(base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                text(&value)
+            )),
+            "bytes" => json!(text(&value).len()),
             "revert_diff" => json!(revert_diff(&text(&value))),
             "not" => json!(!truthy(&value)),
             // A badge URL with GitLab's placeholders filled in for the bound `project`
@@ -540,6 +547,8 @@ const FILTERS: &[&str] = &[
     "human_time",
     "chomp",
     "short",
+    "base64",
+    "bytes",
     "revert_diff",
     "wiki_slug",
     "date",
