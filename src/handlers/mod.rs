@@ -17,13 +17,16 @@
 //! | `test_report` | `pipeline.test_report` | only failing cases kept while reading (reports are megabytes), failures within half the result budget, what was left out said |
 //! | `artifacts_list`, `artifacts_download_by_ref` | `job.artifacts_list`, `job.artifacts_download_by_ref` | the zip's central directory from the archive's end (`Range`), never the whole archive (a ref's download too: its size and files, not its bytes) |
 //! | `artifact_file`, `artifact_file_by_ref` | `job.artifact_file`, `job.artifact_file_by_ref` | `artifact_path` keeps its slashes (GitLab's `*artifact_path`); a streamed line window, binary detection |
-//! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.group_get`, `.group_update`, `.group_delete` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
+//! | `milestone_by_reference` | `milestone.get`, `.update`, `.delete`, `.issues`, `.merge_requests`, `.promote`, `.burndown_events`, `.group_get`, `.group_update`, `.group_delete`, `.group_issues`, `.group_merge_requests`, `.group_burndown_events` | GitLab's path wants the milestone's global id; people give its title or its number (IID), so it is looked up first |
 //! | `milestone_in_body` | `issue.create`, `.update`, `merge_request.create`, `.update` | the same lookup for `milestone`, sent as GitLab's `milestone_id` (`none` takes it off) |
 //! | `diff_position` | `merge_request.discussion_create`, `.draft_note_create` | a line comment is asked for as file + line + side; GitLab wants a `position` from the diff refs with old and new line numbers, and a clear refusal when the line is not in the diff |
 //! | `file_blame` | `repository.file_blame` | default ref lookup, the file-read line window cut across GitLab's blame ranges |
 //! | `commit_diff` | `repository.commit_diff` | every diff page of a commit, one patch under the line budget |
 //! | `wiki_window`, `group_wiki_window` | `wiki.get`, `wiki.group_get` | the file-read line window over a wiki page's content |
 //! | `snippet_raw`, `project_snippet_raw`, `snippet_file_raw`, `project_snippet_file_raw` | `snippet.raw`, `.project_raw`, `.file_raw`, `.project_file_raw` | the byte budget of `file_raw` over a snippet's content |
+//! | `wiki_window` | `wiki.get` | the file-read line window over a wiki page's content |
+//! | `blob_raw` | `repository.blob_raw` | the byte budget of `file_raw` over a Git blob found by its SHA |
+//! | `snippet_raw`, `project_snippet_raw` | `snippet.raw`, `snippet.project_raw` | the byte budget of `file_raw` over a snippet's content |
 //! | `runner_by_owner_id` | `runner.create` | `POST /user/runners` takes numeric ids only, so a project or group path is looked up first |
 //! | `ci_variable_values` | `ci_variable.list`, `.get`, `.create`, `.update`, `.group_*`, `.instance_list` | values are secrets: kept only when asked for (`include_values`) and neither masked nor hidden; a withheld one says why |
 //! | `secure_file_download` | `secure_file.download` | the byte budget of `file_raw` over a secure file; a keystore or profile is reported by size |
@@ -33,6 +36,8 @@
 //! | `attestation_download` | `attestation.download` | the byte budget of `file_raw` over an attestation's Sigstore bundle |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
 //! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `upload_file` | `wiki.attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `cancel_auto_merge` | `merge_request.cancel_auto_merge` | GitLab answers 201 both ways, a cancellation as `{"status": "success"}` (not the merge request) and nothing to cancel as an error inside the body; the refusal becomes one and the merge request is read back |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
 //! | `releases_with_project` | `release.group_list` | a group's releases name their project only inside `_links.self`; its path is read from there |
 //! | `tag_cleanup` | `container_registry.tags_bulk_delete` | GitLab answers 202 with no body and applies the rule later; the result says in words what the rule deletes and keeps |
@@ -46,6 +51,8 @@
 //! | `sidekiq_queues` | `sidekiq.queue_metrics`, `.compound_metrics` | GitLab answers the queues as an object keyed by queue name; it becomes a list of queues, each with its name, backlog and latency |
 
 mod artifacts;
+mod auto_merge;
+mod blobs;
 mod changes;
 mod downloads;
 mod feature_flags;
@@ -152,6 +159,7 @@ handlers! {
         group_wiki_window => wiki::group_wiki_window,
         runner_by_owner_id => runners::runner_by_owner_id,
         snippet_raw => snippets::snippet_raw,
+        blob_raw => blobs::blob_raw,
         project_snippet_raw => snippets::project_snippet_raw,
         snippet_file_raw => snippets::snippet_file_raw,
         project_snippet_file_raw => snippets::project_snippet_file_raw,
@@ -176,6 +184,7 @@ handlers! {
         ci_variable_values => variables::ci_variable_values,
         upload_file => uploads::upload_file,
         invitations_sent => invitations::invitations_sent,
+        cancel_auto_merge => auto_merge::cancel_auto_merge,
         work_item_widgets => work_items::work_item_widgets,
         work_item_create => work_items::work_item_create,
         work_item_update => work_items::work_item_update,
