@@ -1120,6 +1120,8 @@ async fn epic_reactions_name_the_epic_by_its_number() {
         )
         .await;
     assert_eq!(status, 404, "no epic &9");
+}
+
 /// A vulnerability's triage moves its state, GitLab's 304 when it is already so, and a
 /// revert undoes it.
 #[tokio::test]
