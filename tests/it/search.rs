@@ -133,8 +133,13 @@ fn holdout_precision(file: &str) -> (usize, f64, f64) {
 /// family's requests, ranked without their own line, at 0.1-0.5 (siblings with dozens of
 /// requests outvote three). Writers left out 0.906 / 0.976, holdout 0.920 / 0.989, fresh
 /// holdout 0.924 / 0.988 hold.
-const MIN_PRECISION_AT_1: f64 = 0.845;
-const MIN_PRECISION_AT_5: f64 = 0.945;
+/// At 928 actions in 65 domains (train E: Pages, uploads, group wikis, member extras;
+/// thread and to-do extras, approval rules of a merge request, milestones, iterations,
+/// repository reads; security, attestations, alerts, artifacts; LDAP, Geo, spam, instance
+/// deploy keys) 0.833 / 0.937 over 22,924, the same self-consistency fall; writers left out
+/// 0.905 / 0.975, holdout 0.922 / 0.989 and fresh holdout 0.924 / 0.988 hold.
+const MIN_PRECISION_AT_1: f64 = 0.83;
+const MIN_PRECISION_AT_5: f64 = 0.935;
 
 #[test]
 fn ranking_precision_on_the_known_requests() {
@@ -270,8 +275,13 @@ fn known_requests(files: &[(String, String)]) -> Vec<gitlab_mcp::search::KnownRe
 const DOMAIN_SAMPLE: usize = 4;
 /// At 800 actions (train D), 11 domains, 4,062 requests: 0.740 / 0.929; `issue` (1,965
 /// requests, 0.681 / 0.901) now has five reaction actions that read like its comments.
-const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.735;
-const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.925;
+/// At 928 actions (train E), 13 domains, 4,176 requests: 0.727 / 0.922; `job` fell from
+/// 0.811 to 0.756 because `job.artifacts_tree` (browse an archive's folders) reads, from
+/// its YAML alone, like `job.artifacts_list` to "what files are in the artifacts of job
+/// 8812" (55 of its requests), and `artifacts_download_by_ref` like `artifact_file_by_ref`
+/// (29); both answers list the files, and with their known requests the older ones win.
+const MIN_DOMAIN_LEFT_OUT_AT_1: f64 = 0.725;
+const MIN_DOMAIN_LEFT_OUT_AT_5: f64 = 0.92;
 
 #[test]
 fn ranking_on_arrival_domain_by_domain() {
@@ -575,10 +585,11 @@ fn requests_for_what_the_catalog_lacks_say_so() {
         "{missing}"
     );
     assert!(missing.contains("`todo.list`"), "{missing}");
-    let found = find("list the vulnerabilities");
+    // GitLab's remote development workspaces: no domain here knows them.
+    let found = find("list the workspaces");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
-        missing.starts_with("No action manages “vulnerabilities”; the catalog covers"),
+        missing.starts_with("No action manages “workspaces”; the catalog covers"),
         "{missing}"
     );
     // Over MCP, the same sentence is in the find answer's text.
@@ -586,13 +597,13 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let outcome = gitlab_mcp::surfaces::find(
         &index,
         &FindRequest {
-            query: "list the vulnerabilities".into(),
+            query: "list the workspaces".into(),
             limit: 8,
             explain: false,
         },
     );
     assert!(
-        outcome.text.contains("No action manages “vulnerabilities”"),
+        outcome.text.contains("No action manages “workspaces”"),
         "{}",
         outcome.text
     );
