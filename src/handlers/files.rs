@@ -235,6 +235,34 @@ pub async fn file_raw(context: &Context, params: &raw::Params) -> Result<raw::Ou
     })
 }
 
+/// A handler that reads a raw body under the byte budget (`raw_head`) and answers its
+/// head beside the one parameter that names what was read: snippets, uploads, blobs,
+/// secure files and downloads differ only in their path and that field
+/// (`raw_reader!(name, action, snippet_id)`, or `sha.clone()` for a string).
+macro_rules! raw_reader {
+    ($(#[$doc:meta])* $name:ident, $action:ident, $field:ident $(. $method:ident ())?) => {
+        $(#[$doc])*
+        pub async fn $name(
+            context: &$crate::call::Context,
+            params: &$action::Params,
+        ) -> Result<$action::Output, $crate::call::ActionError> {
+            use $crate::catalog::ActionParams as _;
+            let head =
+                $crate::handlers::files::raw_head(context, params.request(), params.max_bytes)
+                    .await?;
+            Ok($action::Output {
+                $field: params.$field $(.$method())?,
+                size: head.size,
+                shown_bytes: head.shown,
+                truncated: head.truncated(),
+                binary: head.binary,
+                content: head.content,
+            })
+        }
+    };
+}
+pub(super) use raw_reader;
+
 /// The start of a raw body, at most `max_bytes` of it, and what is known of the rest.
 pub(super) struct RawHead {
     pub size: i64,
