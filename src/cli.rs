@@ -65,7 +65,8 @@ pub enum Command {
     Call {
         /// Action id, such as merge_request.list.
         action: String,
-        /// Parameters; values that parse as JSON (numbers, true, [1,2]) are read as JSON.
+        /// Parameters; values that parse as JSON (numbers, true, [1,2]) are read as JSON, except
+        /// for a parameter the action declares as text, which gets the text typed.
         #[arg(value_name = "KEY=VALUE")]
         params: Vec<String>,
         /// Print the whole MCP tool result as JSON.
@@ -455,7 +456,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             structured,
             confirm,
         } => {
-            let (args, dispatcher, _sandbox) = match one_shot(&options, &params).await? {
+            let text = |key: &str| declared_text(&action, key);
+            let (args, dispatcher, _sandbox) = match one_shot(&options, &params, &text).await? {
                 Ok(ready) => ready,
                 Err(code) => return Ok(code),
             };
@@ -497,10 +499,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 );
                 return Ok(ExitCode::from(2));
             };
-            let (arguments, dispatcher, _sandbox) = match one_shot(&options, &arguments).await? {
-                Ok(ready) => ready,
-                Err(code) => return Ok(code),
-            };
+            let (arguments, dispatcher, _sandbox) =
+                match one_shot(&options, &arguments, &|_| false).await? {
+                    Ok(ready) => ready,
+                    Err(code) => return Ok(code),
+                };
             match crate::prompts::render(&dispatcher, prompt, &arguments).await {
                 Ok(rendered) => {
                     say!("{}", rendered.text.trim_end())?;
@@ -752,14 +755,16 @@ fn catalog_table(actions: &[&crate::catalog::Action]) -> String {
         .join("\n")
 }
 
-/// What `call` and `prompt` need before they run: the `key=value` arguments, and a
-/// dispatcher that speaks the command line's vocabulary, with the sandbox it may talk to
-/// (kept alive by the caller). A usage problem was already reported: its exit code.
+/// What `call` and `prompt` need before they run: the `key=value` arguments (`text` says
+/// which keys are read as text whatever they look like), and a dispatcher that speaks the
+/// command line's vocabulary, with the sandbox it may talk to (kept alive by the caller). A
+/// usage problem was already reported: its exit code.
 async fn one_shot(
     options: &Options,
     pairs: &[String],
+    text: &dyn Fn(&str) -> bool,
 ) -> anyhow::Result<Result<(Map<String, Value>, Dispatcher, Option<Sandbox>), ExitCode>> {
-    let arguments = match parse_params(pairs) {
+    let arguments = match parse_params(pairs, text) {
         Ok(arguments) => arguments,
         Err(error) => {
             eprintln!("error: {error}");
@@ -774,9 +779,26 @@ async fn one_shot(
     Ok(Ok((arguments, dispatcher, connection.sandbox)))
 }
 
-/// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text. An
-/// empty key or a key given twice is refused: neither has one obvious meaning.
-pub fn parse_params(pairs: &[String]) -> Result<Map<String, Value>, UsageError> {
+/// Whether `action` declares `key` (or a parameter `key` is an alias of) as a string: its
+/// value is the text typed, so `value=true` sends the string "true" a feature gate expects.
+fn declared_text(action: &str, key: &str) -> bool {
+    crate::catalog::find(action)
+        .and_then(|action| {
+            action
+                .params
+                .iter()
+                .find(|p| p.name == key || p.aliases.contains(&key))
+        })
+        .is_some_and(|param| param.ty == crate::catalog::ParamType::String)
+}
+
+/// `key=value` pairs; a value that parses as JSON is taken as JSON, otherwise as text, and
+/// a key `text` names is always text. An empty key or a key given twice is refused: neither
+/// has one obvious meaning.
+pub fn parse_params(
+    pairs: &[String],
+    text: &dyn Fn(&str) -> bool,
+) -> Result<Map<String, Value>, UsageError> {
     let mut args = Map::new();
     for pair in pairs {
         let Some((key, value)) = pair.split_once('=') else {
@@ -791,6 +813,7 @@ pub fn parse_params(pairs: &[String]) -> Result<Map<String, Value>, UsageError> 
             )));
         }
         let value = match serde_json::from_str::<Value>(value) {
+            _ if text(key) => Value::String(value.to_owned()),
             Ok(
                 parsed @ (Value::Number(_)
                 | Value::Bool(_)
@@ -819,18 +842,35 @@ mod tests {
     #[test]
     fn params_refuse_empty_and_repeated_keys() {
         let pairs = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        let args = parse_params(&pairs(&["issue_iid=17", "labels=[\"a\"]", "title=x=y"])).unwrap();
+        let args = parse_params(
+            &pairs(&["issue_iid=17", "labels=[\"a\"]", "title=x=y"]),
+            &|_| false,
+        )
+        .unwrap();
         assert_eq!(args["issue_iid"], 17);
         assert_eq!(args["title"], "x=y");
-        let empty = parse_params(&pairs(&["=17"])).unwrap_err().0;
+        let empty = parse_params(&pairs(&["=17"]), &|_| false).unwrap_err().0;
         assert!(empty.contains("no parameter name"), "{empty}");
-        let twice = parse_params(&pairs(&["issue_iid=17", "issue_iid=18"]))
+        let twice = parse_params(&pairs(&["issue_iid=17", "issue_iid=18"]), &|_| false)
             .unwrap_err()
             .0;
         assert!(
             twice.contains("`issue_iid` is given twice (17 and 18)"),
             "{twice}"
         );
+    }
+
+    #[test]
+    fn a_string_parameter_keeps_the_text_typed() {
+        let pairs = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let text = |key: &str| declared_text("instance.feature_set", key);
+        let args = parse_params(&pairs(&["value=true", "force=true", "name=1e5"]), &text).unwrap();
+        assert_eq!(args["value"], "true");
+        assert_eq!(args["name"], "1e5");
+        assert_eq!(args["force"], true);
+        // An alias names the same string parameter.
+        assert!(declared_text("merge_request.list", "author"));
+        assert!(!declared_text("no.such_action", "value"));
     }
 
     #[test]
