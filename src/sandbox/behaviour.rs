@@ -324,6 +324,51 @@ pub fn views() -> impl Iterator<Item = (&'static str, &'static Value)> {
     LOADED.views.iter().map(|(name, v)| (name.as_str(), v))
 }
 
+/// Views no `{"$view": ...}` of any file uses: most often an action's behaviour written
+/// under `views` instead of `actions`, which would otherwise show only as the action's 501.
+fn unused_views() -> Vec<String> {
+    let files: Vec<(&str, Value)> = BEHAVIOURS
+        .iter()
+        .filter_map(|(name, text)| Some((*name, serde_json::from_str(text).ok()?)))
+        .collect();
+    unused_views_in(&files)
+}
+
+fn unused_views_in(files: &[(&str, Value)]) -> Vec<String> {
+    fn used(value: &Value, names: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(name)) = map.get("$view") {
+                    names.push(name.clone());
+                }
+                map.values().for_each(|v| used(v, names));
+            }
+            Value::Array(items) => items.iter().for_each(|v| used(v, names)),
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    for (_, file) in files {
+        used(file, &mut names);
+    }
+    let mut problems = Vec::new();
+    for (domain, file) in files {
+        for view in file["views"].as_object().into_iter().flat_map(|v| v.keys()) {
+            if !names.contains(view) {
+                let hint = if crate::catalog::find(&format!("{domain}.{view}")).is_some() {
+                    format!(": `{domain}.{view}` is an action; its behaviour goes under `actions`")
+                } else {
+                    String::new()
+                };
+                problems.push(format!(
+                    "seed/behaviour/{domain}.json: view `{view}` is used by no `{{\"$view\": \"{view}\"}}`{hint}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
 /// Problems in the behaviour data, each naming its file, action and key: actions the
 /// catalog lacks, unknown routes, collections, filters, operators and tests.
 pub fn problems(store: &super::store::Store) -> Vec<String> {
@@ -332,6 +377,7 @@ pub fn problems(store: &super::store::Store) -> Vec<String> {
     for (view, template) in views() {
         check_template(template, &format!("view `{view}`"), &mut problems);
     }
+    problems.extend(unused_views());
     for (name, timeline) in &LOADED.timelines {
         check_timeline(name, timeline, store, &mut problems);
     }
@@ -485,5 +531,33 @@ fn check_reply(reply: &Reply, at: &str, problems: &mut Vec<String>) {
         .flatten()
     {
         super::expr::check_template(template, at, problems);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_view_nothing_uses_is_a_problem_that_names_its_action() {
+        let files = [
+            (
+                "repository",
+                json!({"views": {"compare": {"id": "{sha}"}, "commit": {"id": "{sha}"}}}),
+            ),
+            (
+                "tag",
+                json!({"actions": {"get": {"answer": {"$view": "commit"}}}}),
+            ),
+        ];
+        let problems = unused_views_in(&files);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("seed/behaviour/repository.json: view `compare`")
+                && problems[0].contains("`repository.compare` is an action"),
+            "{}",
+            problems[0]
+        );
     }
 }
