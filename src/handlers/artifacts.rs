@@ -252,16 +252,22 @@ pub async fn artifacts_download_by_ref(
     })
 }
 
-/// The request for one file: `artifact_path` keeps its slashes, each part one segment
-/// (GitLab's `*artifact_path`), so `..` and empty parts are refused before sending.
-fn with_path(mut request: Request, artifact_path: &str) -> Result<Request, ActionError> {
-    let parts: Vec<&str> = artifact_path.trim_start_matches('/').split('/').collect();
+/// The request for one file: a wildcard path (GitLab's `*artifact_path`, a release's
+/// `*direct_asset_path`) keeps its slashes, each part one segment, so `..` and empty parts
+/// are refused before sending, naming the parameter (`name`) and what it is a path in.
+pub(super) fn with_path(
+    mut request: Request,
+    name: &str,
+    within: &str,
+    path: &str,
+) -> Result<Request, ActionError> {
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     if parts
         .iter()
         .any(|p| p.is_empty() || *p == "." || *p == "..")
     {
         return Err(ActionError::InvalidParams(format!(
-            "`artifact_path` {artifact_path:?} must be a path inside the archive, without empty, `.` or `..` parts"
+            "`{name}` {path:?} must be a path inside {within}, without empty, `.` or `..` parts"
         )));
     }
     for part in parts {
@@ -409,7 +415,12 @@ pub async fn artifact_file(
         "/projects/{project_id}/jobs/{job_id}/artifacts",
         &[&params.project_id, &params.job_id],
     );
-    let request = with_path(request, &params.artifact_path)?;
+    let request = with_path(
+        request,
+        "artifact_path",
+        "the archive",
+        &params.artifact_path,
+    )?;
     let start = params.start_line.max(1);
     let shown = shown(
         window(context, request, start, params.max_lines.max(1)).await?,
@@ -443,7 +454,12 @@ pub async fn artifact_file_by_ref(
             &[&params.project_id, &params.r#ref],
         )
         .query("job", &params.job);
-    let request = with_path(request, &params.artifact_path)?;
+    let request = with_path(
+        request,
+        "artifact_path",
+        "the archive",
+        &params.artifact_path,
+    )?;
     let start = params.start_line.max(1);
     let shown = shown(
         window(context, request, start, params.max_lines.max(1)).await?,
@@ -528,10 +544,19 @@ mod tests {
     #[test]
     fn artifact_paths_keep_their_slashes_and_refuse_dot_segments() {
         let base = || Request::new(Method::Get).segment("a");
-        let request = with_path(base(), "dist/linux amd64/app").unwrap();
+        let request = with_path(
+            base(),
+            "artifact_path",
+            "the archive",
+            "dist/linux amd64/app",
+        )
+        .unwrap();
         assert_eq!(request.path().unwrap(), "/a/dist/linux%20amd64/app");
         for bad in ["dist/../secret", "dist//app", "./app", ""] {
-            assert!(with_path(base(), bad).is_err(), "{bad:?}");
+            assert!(
+                with_path(base(), "artifact_path", "the archive", bad).is_err(),
+                "{bad:?}"
+            );
         }
     }
 

@@ -34,8 +34,9 @@
 //! | `package_file_download` | `package.file_download` | the byte budget of `file_raw` over a package file; an archive or binary is reported by size |
 //! | `vulnerability_export_download` | `security.export_download` | the byte budget of `file_raw` over a vulnerability export's CSV |
 //! | `attestation_download` | `attestation.download` | the byte budget of `file_raw` over an attestation's Sigstore bundle |
+//! | `release_asset_download` | `release.asset_download` | `direct_asset_path` keeps its slashes (GitLab's `*direct_asset_path`); the byte budget of `file_raw` over the asset, a binary reported by size |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
-//! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create`, `alert.metric_image_upload`, `issue.metric_image_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `upload_file` | `wiki.attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `cancel_auto_merge` | `merge_request.cancel_auto_merge` | GitLab answers 201 both ways, a cancellation as `{"status": "success"}` (not the merge request) and nothing to cancel as an error inside the body; the refusal becomes one and the merge request is read back |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
@@ -176,6 +177,7 @@ handlers! {
         job_wait => waits::job_wait,
         terraform_state_read => terraform::terraform_state_read,
         terraform_state_version_read => terraform::terraform_state_version_read,
+        release_asset_download => releases::release_asset_download,
     }
     plan {
         milestone_by_reference => milestones::by_reference,

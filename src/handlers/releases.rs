@@ -1,12 +1,18 @@
 //! A group's releases come from many projects, and GitLab names a release's project only
 //! inside its `_links.self` URL (`https://host/group/project/-/releases/v1.0`). This
 //! handler reads the project's path from there, so every release in the list says which
-//! project it belongs to, and keeps the URL as the release's link.
+//! project it belongs to, and keeps the URL as the release's link. A release asset read
+//! through its permanent path keeps the path's slashes and the byte budget of `file_raw`.
 
 use serde_json::Value;
 
 use crate::call::{ActionError, Context, decode};
+use crate::catalog::generated::release::asset_download;
 use crate::catalog::{Action, Plan};
+use crate::gitlab::{Method, Request};
+
+use super::artifacts::with_path;
+use super::files::raw_head;
 
 /// `release.group_list`: the decoded list, each release with `project` and `web_url`.
 pub async fn releases_with_project(
@@ -90,4 +96,34 @@ mod tests {
             None
         );
     }
+}
+
+/// `release.asset_download`: the first `max_bytes` bytes of an asset read through the
+/// release's permanent path (GitLab's `*direct_asset_path`, slashes kept), or its size when
+/// binary. GitLab answers with a redirect to the link's URL, which the client follows on
+/// this GitLab's origin only.
+pub async fn release_asset_download(
+    context: &Context,
+    params: &asset_download::Params,
+) -> Result<asset_download::Output, ActionError> {
+    let request = Request::new(Method::Get).at(
+        "/projects/{project_id}/releases/{tag_name}/downloads",
+        &[&params.project_id, &params.tag_name],
+    );
+    let request = with_path(
+        request,
+        "direct_asset_path",
+        "the release's downloads",
+        &params.direct_asset_path,
+    )?;
+    let head = raw_head(context, request, params.max_bytes).await?;
+    Ok(asset_download::Output {
+        tag_name: params.tag_name.clone(),
+        direct_asset_path: params.direct_asset_path.clone(),
+        size: head.size,
+        shown_bytes: head.shown,
+        truncated: head.truncated(),
+        binary: head.binary,
+        content: head.content,
+    })
 }
