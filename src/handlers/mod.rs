@@ -49,12 +49,14 @@
 //! | `pipeline_wait`, `job_wait` | `pipeline.wait_for`, `job.wait_for` | the read again with growing pauses until the status is final or the timeout passes, progress on each read; a pipeline's failed jobs read at the end |
 //! | `file_update`, `commit_create` | `repository.file_update`, `repository.commit_create` | a refusal for a stale `last_commit_id` explained with the file's current last commit |
 //! | `feature_gates` | `instance.feature_list`, `.feature_set` | a GitLab feature flag's gate value is a boolean, a percentage or a list of actors by its key; each is read as text so a gate says which actors or what percentage |
+//! | `clusters_discovered` | `cluster.discover` | GitLab answers a group hierarchy's certificate-based clusters as two objects keyed by group and project path; they become one list, each cluster with its `level` and `full_path` |
 //! | `sidekiq_queues` | `sidekiq.queue_metrics`, `.compound_metrics` | GitLab answers the queues as an object keyed by queue name; it becomes a list of queues, each with its name, backlog and latency |
 
 mod artifacts;
 mod auto_merge;
 mod blobs;
 mod changes;
+mod clusters;
 mod downloads;
 mod feature_flags;
 mod features;
@@ -195,6 +197,7 @@ handlers! {
         feature_flag_rollout => feature_flags::feature_flag_rollout,
         feature_gates => features::feature_gates,
         sidekiq_queues => sidekiq::sidekiq_queues,
+        clusters_discovered => clusters::clusters_discovered,
     }
 }
 
