@@ -60,6 +60,36 @@ fn project_of(url: &str, base: &str) -> Option<String> {
     (!project.is_empty()).then(|| project.to_owned())
 }
 
+/// `release.asset_download`: the first `max_bytes` bytes of an asset read through the
+/// release's permanent path (GitLab's `*direct_asset_path`, slashes kept), or its size when
+/// binary. GitLab answers with a redirect to the link's URL, which the client follows on
+/// this GitLab's origin only.
+pub async fn release_asset_download(
+    context: &Context,
+    params: &asset_download::Params,
+) -> Result<asset_download::Output, ActionError> {
+    let request = Request::new(Method::Get).at(
+        "/projects/{project_id}/releases/{tag_name}/downloads",
+        &[&params.project_id, &params.tag_name],
+    );
+    let request = with_path(
+        request,
+        "direct_asset_path",
+        "the release's downloads",
+        &params.direct_asset_path,
+    )?;
+    let head = raw_head(context, request, params.max_bytes).await?;
+    Ok(asset_download::Output {
+        tag_name: params.tag_name.clone(),
+        direct_asset_path: params.direct_asset_path.clone(),
+        size: head.size,
+        shown_bytes: head.shown,
+        truncated: head.truncated(),
+        binary: head.binary,
+        content: head.content,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::project_of;
@@ -96,34 +126,4 @@ mod tests {
             None
         );
     }
-}
-
-/// `release.asset_download`: the first `max_bytes` bytes of an asset read through the
-/// release's permanent path (GitLab's `*direct_asset_path`, slashes kept), or its size when
-/// binary. GitLab answers with a redirect to the link's URL, which the client follows on
-/// this GitLab's origin only.
-pub async fn release_asset_download(
-    context: &Context,
-    params: &asset_download::Params,
-) -> Result<asset_download::Output, ActionError> {
-    let request = Request::new(Method::Get).at(
-        "/projects/{project_id}/releases/{tag_name}/downloads",
-        &[&params.project_id, &params.tag_name],
-    );
-    let request = with_path(
-        request,
-        "direct_asset_path",
-        "the release's downloads",
-        &params.direct_asset_path,
-    )?;
-    let head = raw_head(context, request, params.max_bytes).await?;
-    Ok(asset_download::Output {
-        tag_name: params.tag_name.clone(),
-        direct_asset_path: params.direct_asset_path.clone(),
-        size: head.size,
-        shown_bytes: head.shown,
-        truncated: head.truncated(),
-        binary: head.binary,
-        content: head.content,
-    })
 }
