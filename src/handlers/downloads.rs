@@ -1,9 +1,12 @@
 //! Downloads read under the byte budget repository files are read with (`raw_head`): a
 //! package file (a manifest or metadata file shown, an archive or binary reported by
-//! size), a vulnerability export's CSV and an attestation's Sigstore bundle, never the
-//! whole body.
+//! size), a vulnerability export's CSV, an attestation's Sigstore bundle and a project's
+//! or group's export archive, never the whole body.
 
 use crate::catalog::generated::attestation::download as attestation_bundle;
+use crate::catalog::generated::import::{
+    group_export_download as group_export, project_export_download as project_export,
+};
 use crate::catalog::generated::package::file_download;
 use crate::catalog::generated::security::export_download;
 
@@ -26,4 +29,16 @@ raw_reader!(
     attestation_download,
     attestation_bundle,
     attestation_iid
+);
+raw_reader!(
+    /// `import.project_export_download`: the archive's size (it is binary), never its bytes.
+    project_export_download,
+    project_export,
+    project_id.to_string()
+);
+raw_reader!(
+    /// `import.group_export_download`: the same over a group's export archive.
+    group_export_download,
+    group_export,
+    group_id.to_string()
 );

@@ -37,6 +37,9 @@
 //! | `release_asset_download` | `release.asset_download` | `direct_asset_path` keeps its slashes (GitLab's `*direct_asset_path`); the byte budget of `file_raw` over the asset, a binary reported by size |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
 //! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create`, `alert.metric_image_upload`, `issue.metric_image_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `project_export_download`, `group_export_download` | `import.project_export_download`, `.group_export_download` | the byte budget of `file_raw` over an export archive: a `.tar.gz` is reported by size, never read whole |
+//! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
+//! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create`, `import.project_import`, `.group_import` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `upload_file` | `wiki.attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `cancel_auto_merge` | `merge_request.cancel_auto_merge` | GitLab answers 201 both ways, a cancellation as `{"status": "success"}` (not the merge request) and nothing to cancel as an error inside the body; the refusal becomes one and the merge request is read back |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
@@ -175,6 +178,8 @@ handlers! {
         package_file_download => downloads::package_file_download,
         vulnerability_export_download => downloads::vulnerability_export_download,
         attestation_download => downloads::attestation_download,
+        project_export_download => downloads::project_export_download,
+        group_export_download => downloads::group_export_download,
         pipeline_wait => waits::pipeline_wait,
         job_wait => waits::job_wait,
         terraform_state_read => terraform::terraform_state_read,
