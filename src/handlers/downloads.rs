@@ -1,11 +1,14 @@
 //! Downloads read under the byte budget repository files are read with (`raw_head`): a
 //! package file (a manifest or metadata file shown, an archive or binary reported by
-//! size), a vulnerability export's CSV, an attestation's Sigstore bundle and a project's
-//! or group's export archive, never the whole body.
+//! size), a vulnerability export's CSV, an attestation's Sigstore bundle, a project's or
+//! group's export archive or exported relation, and a group's placeholder CSV, never the
+//! whole body.
 
 use crate::catalog::generated::attestation::download as attestation_bundle;
 use crate::catalog::generated::import::{
-    group_export_download as group_export, project_export_download as project_export,
+    group_export_download as group_export, group_relations_export_download as group_relations,
+    placeholder_list, project_export_download as project_export,
+    project_relations_export_download as project_relations,
 };
 use crate::catalog::generated::package::file_download;
 use crate::catalog::generated::security::export_download;
@@ -40,5 +43,23 @@ raw_reader!(
     /// `import.group_export_download`: the same over a group's export archive.
     group_export_download,
     group_export,
+    group_id.to_string()
+);
+raw_reader!(
+    /// `import.project_relations_export_download`: one exported relation's gzipped NDJSON.
+    project_relations_export_download,
+    project_relations,
+    project_id.to_string()
+);
+raw_reader!(
+    /// `import.group_relations_export_download`: the same over a group's relation.
+    group_relations_export_download,
+    group_relations,
+    group_id.to_string()
+);
+raw_reader!(
+    /// `import.placeholder_list`: the first `max_bytes` bytes of the reassignments CSV.
+    placeholder_csv,
+    placeholder_list,
     group_id.to_string()
 );

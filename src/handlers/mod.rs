@@ -38,8 +38,10 @@
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
 //! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create`, `alert.metric_image_upload`, `issue.metric_image_upload` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `project_export_download`, `group_export_download` | `import.project_export_download`, `.group_export_download` | the byte budget of `file_raw` over an export archive: a `.tar.gz` is reported by size, never read whole |
+//! | `project_export_download`, `group_export_download`, `project_relations_export_download`, `group_relations_export_download` | `import.project_export_download`, `.group_export_download`, `.project_relations_export_download`, `.group_relations_export_download` | the byte budget of `file_raw` over an export archive or an exported relation: a `.tar.gz` is reported by size, never read whole |
+//! | `placeholder_csv` | `import.placeholder_list` | the byte budget of `file_raw` over a group's placeholder reassignments CSV |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
-//! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create`, `import.project_import`, `.group_import` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
+//! | `upload_file` | `wiki.attachment_upload`, `.group_attachment_upload`, `upload.project_create`, `secure_file.create`, `import.project_import`, `.group_import`, `.project_relation_import`, `.placeholder_reassign` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `upload_file` | `wiki.attachment_upload`, `upload.project_create`, `secure_file.create` | GitLab wants the file as `multipart/form-data`; the inline content (text or base64) is decoded, capped and sent as the form's file, never read from a local path |
 //! | `cancel_auto_merge` | `merge_request.cancel_auto_merge` | GitLab answers 201 both ways, a cancellation as `{"status": "success"}` (not the merge request) and nothing to cancel as an error inside the body; the refusal becomes one and the merge request is read back |
 //! | `invitations_sent` | `member.invitation_create`, `.group_invitation_create` | GitLab answers 201 even when some invitees fail, their reasons in an object keyed by address; it becomes who was invited and a list of failures |
@@ -180,6 +182,9 @@ handlers! {
         attestation_download => downloads::attestation_download,
         project_export_download => downloads::project_export_download,
         group_export_download => downloads::group_export_download,
+        project_relations_export_download => downloads::project_relations_export_download,
+        group_relations_export_download => downloads::group_relations_export_download,
+        placeholder_csv => downloads::placeholder_csv,
         pipeline_wait => waits::pipeline_wait,
         job_wait => waits::job_wait,
         terraform_state_read => terraform::terraform_state_read,
