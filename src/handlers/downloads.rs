@@ -1,8 +1,8 @@
 //! Downloads read under the byte budget repository files are read with (`raw_head`): a
 //! package file (a manifest or metadata file shown, an archive or binary reported by
 //! size), a vulnerability export's CSV, an attestation's Sigstore bundle, a project's or
-//! group's export archive or exported relation, and a group's placeholder CSV, never the
-//! whole body.
+//! group's export archive or exported relation, a group's placeholder CSV and a repository
+//! archive (binary: its size), never the whole body.
 
 use crate::catalog::generated::attestation::download as attestation_bundle;
 use crate::catalog::generated::import::{
@@ -11,6 +11,7 @@ use crate::catalog::generated::import::{
     project_relations_export_download as project_relations,
 };
 use crate::catalog::generated::package::file_download;
+use crate::catalog::generated::repository::archive;
 use crate::catalog::generated::security::export_download;
 
 use super::files::raw_reader;
@@ -62,4 +63,11 @@ raw_reader!(
     placeholder_csv,
     placeholder_list,
     group_id.to_string()
+);
+raw_reader!(
+    /// `repository.archive`: the archive's size; its bytes are binary and never kept past
+    /// `max_bytes`.
+    repository_archive,
+    archive,
+    project_id.to_string()
 );

@@ -33,6 +33,7 @@
 //! | `upload_download`, `group_upload_download`, `upload_download_by_secret`, `group_upload_download_by_secret` | `upload.project_download`, `.group_download`, `.project_download_by_secret`, `.group_download_by_secret` | the byte budget of `file_raw` over an uploaded file; an image is reported by size |
 //! | `package_file_download` | `package.file_download` | the byte budget of `file_raw` over a package file; an archive or binary is reported by size |
 //! | `vulnerability_export_download` | `security.export_download` | the byte budget of `file_raw` over a vulnerability export's CSV |
+//! | `repository_archive` | `repository.archive` | the byte budget of `file_raw` over a repository archive, which is binary: its size, never its bytes |
 //! | `attestation_download` | `attestation.download` | the byte budget of `file_raw` over an attestation's Sigstore bundle |
 //! | `release_asset_download` | `release.asset_download` | `direct_asset_path` keeps its slashes (GitLab's `*direct_asset_path`); the byte budget of `file_raw` over the asset, a binary reported by size |
 //! | `feature_flag_rollout` | `feature_flag.create`, `.update` | GitLab's `strategies` nest `parameters` and `scopes` objects the manifest's `[object]` cannot say; one strategy is given as `strategy`, `percentage`, `user_ids`, `user_list_id`, `environments`, and an update replaces the flag's strategies (read first, sent back with `_destroy`) |
@@ -179,6 +180,7 @@ handlers! {
         group_upload_download_by_secret => upload_reads::group_upload_download_by_secret,
         package_file_download => downloads::package_file_download,
         vulnerability_export_download => downloads::vulnerability_export_download,
+        repository_archive => downloads::repository_archive,
         attestation_download => downloads::attestation_download,
         project_export_download => downloads::project_export_download,
         group_export_download => downloads::group_export_download,

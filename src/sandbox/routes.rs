@@ -40,6 +40,11 @@ pub const ROUTES: &[Route] = &[
         reason: "A comparison walks the commit history: the commits on `to` that `from` lacks, and their diffs.",
         run: compare,
     },
+    Route {
+        name: "merge_base",
+        reason: "A merge base walks the commit history too: the newest commit every one of the refs (a repeated `refs[]` key) contains.",
+        run: merge_base,
+    },
     // --- cicd (issue 11)
     Route {
         name: "artifacts_archive",
@@ -95,6 +100,67 @@ pub const ROUTES: &[Route] = &[
         run: integration_set,
     },
 ];
+
+/// The newest commit on every ref, as `git merge-base` answers: a branch holds its head and
+/// the commits that list it in `_branches`; a SHA or tag holds its commit and the older
+/// commits of the branches that commit is on. GitLab's refusals: fewer than two refs (400),
+/// a ref it cannot find (400, naming them all), no common commit (404).
+fn merge_base(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+    let scope = project_scope(call);
+    let refs = call.query.all("refs");
+    if refs.len() < 2 {
+        return Err(Failure::new(400, "Provide at least 2 refs"));
+    }
+    let mut heads = Vec::new();
+    let mut unknown = Vec::new();
+    for reference in &refs {
+        match resolve_commit(store, &scope, reference) {
+            Some(head) => heads.push((reference.as_str(), head)),
+            None => unknown.push(reference.as_str()),
+        }
+    }
+    if !unknown.is_empty() {
+        let noun = if unknown.len() == 1 { "ref" } else { "refs" };
+        return Err(Failure::new(
+            400,
+            format!("Could not find {noun}: {}", unknown.join(", ")),
+        ));
+    }
+    let branches = |commit: &Value| -> Vec<String> {
+        commit["_branches"]
+            .as_array()
+            .map(|b| {
+                b.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let holds = |reference: &str, head: &Value, commit: &Value| {
+        if commit["id"] == head["id"] {
+            return true;
+        }
+        let on = branches(commit);
+        if store
+            .find("projects/repository/branches", &scope, reference)
+            .is_some()
+        {
+            return on.iter().any(|b| b == reference);
+        }
+        text(&commit["committed_date"]) <= text(&head["committed_date"])
+            && branches(head).iter().any(|b| on.contains(b))
+    };
+    let base = store
+        .scoped("projects/repository/commits", &scope)
+        .into_iter()
+        .filter(|commit| heads.iter().all(|(r, head)| holds(r, head, commit)))
+        .max_by(|a, b| text(&a["committed_date"]).cmp(&text(&b["committed_date"])))
+        .cloned();
+    match base {
+        Some(commit) => Ok(Answer::ok(commit)),
+        None => Err(Failure::new(404, "404 Merge Base Not Found")),
+    }
+}
 
 fn default_branch(call: &Call<'_>) -> String {
     call.project()
