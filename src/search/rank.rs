@@ -291,9 +291,12 @@ impl Index {
             // "delete the tag v1" never offers to delete a branch. The object may also be
             // named as people name it, when the known requests nearest to this one are for
             // this action ("remove bob from acme/web" removes a member; no word says so).
+            // Either way the part its name removes must be named ("delete the epic" is no
+            // request to delete a comment on it, however alike the requests for that read).
             if (reading.has_typos && !names_exactly(reading, document))
                 || !(asks_for(&self.lexicon, reading, document)
                     || favoured_alike(scored.document)
+                        && names_part(reading, document)
                         && asks_for_operation(&self.lexicon, reading, document))
             {
                 scored.score = 0;
@@ -755,10 +758,7 @@ impl Index {
 /// and the part of it the action removes when its name says one ("delete the epic" asks
 /// to remove no reaction from it, "remove the note" no reaction from the note).
 fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
-    if document
-        .part
-        .is_some_and(|part| !reading.intent.objects.contains(&part))
-    {
+    if !names_part(reading, document) {
         return false;
     }
     let verb = asks_for_operation(lexicon, reading, document);
@@ -774,6 +774,14 @@ fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
                 .any(|(term, ..)| names_domain(document, term))
         });
     verb && object
+}
+
+/// Whether a request names the part of its domain a destructive action removes, when its
+/// name says one (`note` for `note_delete`, `reaction` for `note_reaction_remove`).
+fn names_part(reading: &Reading, document: &Document) -> bool {
+    document
+        .part
+        .is_none_or(|part| reading.intent.objects.contains(&part))
 }
 
 /// Whether a request asks for the action's operation (a word of it, or one of its verbs).
