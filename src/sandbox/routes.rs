@@ -99,6 +99,12 @@ pub const ROUTES: &[Route] = &[
         reason: "Setting up an integration creates it when it was never set up (GitLab's find-or-initialize) and sorts the body's fields by the integration's kind: event flags on the record, secret fields kept but never answered, the rest its `properties`; each of the 50 kinds has its own required fields.",
         run: integration_set,
     },
+    // --- issues 24-27, train F
+    Route {
+        name: "namespace_exists",
+        reason: "`GET /namespaces/:id/exists` asks about a path that may name no namespace (the path is the question, not a record to resolve), and suggests the free path GitLab would: the path with the first number after it that is not taken.",
+        run: namespace_exists,
+    },
 ];
 
 /// The newest commit on every ref, as `git merge-base` answers: a branch holds its head and
@@ -382,4 +388,43 @@ fn integration_set(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
         }
     }
     Ok(Answer::ok(super::store::public(&record)))
+}
+
+/// `GET /namespaces/:id/exists`: whether `id` is taken as a path at the top level, or
+/// under `parent_id`, matched without regard to case as GitLab does; when it is, the first
+/// free path with a number after it is suggested.
+fn namespace_exists(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
+    let path = call
+        .path
+        .get("namespace_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let namespaces = store.all("namespaces");
+    // An unknown parent has no children: nothing is taken under it.
+    let prefix = match call.query.get("parent_id") {
+        Some(id) => namespaces
+            .iter()
+            .find(|n| text(&n["id"]) == id)
+            .map(|parent| format!("{}/", text(&parent["full_path"]))),
+        None => Some(String::new()),
+    };
+    let taken = |candidate: &str| {
+        prefix.as_ref().is_some_and(|prefix| {
+            let full = format!("{prefix}{candidate}");
+            namespaces
+                .iter()
+                .any(|n| text(&n["full_path"]).eq_ignore_ascii_case(&full))
+        })
+    };
+    let exists = taken(path);
+    let suggests: Vec<String> = if exists {
+        (1..)
+            .map(|n| format!("{path}{n}"))
+            .find(|candidate| !taken(candidate))
+            .into_iter()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Answer::ok(json!({"exists": exists, "suggests": suggests})))
 }
