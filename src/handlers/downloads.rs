@@ -1,16 +1,21 @@
 //! Downloads read under the byte budget repository files are read with (`raw_head`): a
 //! package file (a manifest or metadata file shown, an archive or binary reported by
 //! size), a vulnerability export's CSV, an attestation's Sigstore bundle, a project's or
-//! group's export archive or exported relation, a group's placeholder CSV and a repository
-//! archive (binary: its size), never the whole body.
+//! group's export archive or exported relation, a group's placeholder CSV, a repository
+//! archive or snapshot and a project's or group's avatar (binary: its size), never the
+//! whole body.
 
 use crate::catalog::generated::attestation::download as attestation_bundle;
+use crate::catalog::generated::group::avatar_download as group_avatar;
 use crate::catalog::generated::import::{
     group_export_download as group_export, group_relations_export_download as group_relations,
     placeholder_list, project_export_download as project_export,
     project_relations_export_download as project_relations,
 };
 use crate::catalog::generated::package::file_download;
+use crate::catalog::generated::project::{
+    avatar_download as project_avatar, snapshot as project_snapshot,
+};
 use crate::catalog::generated::repository::archive;
 use crate::catalog::generated::security::export_download;
 
@@ -69,5 +74,23 @@ raw_reader!(
     /// `max_bytes`.
     repository_archive,
     archive,
+    project_id.to_string()
+);
+raw_reader!(
+    /// `project.avatar_download`: the avatar's size, or its head when it is text (an SVG).
+    project_avatar_download,
+    project_avatar,
+    project_id.to_string()
+);
+raw_reader!(
+    /// `group.avatar_download`: the same over a group's avatar.
+    group_avatar_download,
+    group_avatar,
+    group_id.to_string()
+);
+raw_reader!(
+    /// `project.snapshot`: the tar's size, never more than `max_bytes` of it read.
+    project_snapshot_download,
+    project_snapshot,
     project_id.to_string()
 );

@@ -32,6 +32,8 @@
 //! | `secure_file_download` | `secure_file.download` | the byte budget of `file_raw` over a secure file; a keystore or profile is reported by size |
 //! | `upload_download`, `group_upload_download`, `upload_download_by_secret`, `group_upload_download_by_secret` | `upload.project_download`, `.group_download`, `.project_download_by_secret`, `.group_download_by_secret` | the byte budget of `file_raw` over an uploaded file; an image is reported by size |
 //! | `package_file_download` | `package.file_download` | the byte budget of `file_raw` over a package file; an archive or binary is reported by size |
+//! | `project_avatar_download`, `group_avatar_download` | `project.avatar_download`, `group.avatar_download` | the byte budget of `file_raw` over an avatar image; an image is reported by size |
+//! | `project_snapshot_download` | `project.snapshot` | the byte budget of `file_raw` over a repository's tar; reported by size |
 //! | `vulnerability_export_download` | `security.export_download` | the byte budget of `file_raw` over a vulnerability export's CSV |
 //! | `repository_archive` | `repository.archive` | the byte budget of `file_raw` over a repository archive, which is binary: its size, never its bytes |
 //! | `attestation_download` | `attestation.download` | the byte budget of `file_raw` over an attestation's Sigstore bundle |
@@ -179,6 +181,9 @@ handlers! {
         upload_download_by_secret => upload_reads::upload_download_by_secret,
         group_upload_download_by_secret => upload_reads::group_upload_download_by_secret,
         package_file_download => downloads::package_file_download,
+        project_avatar_download => downloads::project_avatar_download,
+        group_avatar_download => downloads::group_avatar_download,
+        project_snapshot_download => downloads::project_snapshot_download,
         vulnerability_export_download => downloads::vulnerability_export_download,
         repository_archive => downloads::repository_archive,
         attestation_download => downloads::attestation_download,
