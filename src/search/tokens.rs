@@ -92,7 +92,6 @@ const FILE_NAMES: &[&str] = &[
     "makefile",
     "readme",
     "license",
-    "changelog",
     "gemfile",
     "procfile",
     "jenkinsfile",
