@@ -14,6 +14,8 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
 
 use super::known::table::{Lengths, Table, build};
 use super::known::terms::terms;
@@ -38,6 +40,9 @@ pub struct Examples {
     actions: Vec<usize>,
     /// By lexicon action id: whether some request asks for it.
     asked: Vec<bool>,
+    /// The requests by their text's hash, for measuring a known request as if unseen:
+    /// built on the first such search, never by a server.
+    by_text: OnceLock<(RandomState, HashMap<u64, Vec<u32>>)>,
 }
 
 /// A search's sums, kept between searches on the same thread so that a search allocates
@@ -66,8 +71,17 @@ pub struct Evidence<'a> {
     pub action: usize,
     /// Its score over the best action's, in (0, 1].
     pub share: f64,
-    /// The nearest known request for it.
-    pub nearest: &'a str,
+    /// The nearest known request for it, by number: its text is only read to explain a
+    /// ranking, never by every search.
+    request: u32,
+    table: &'a Table,
+}
+
+impl Evidence<'_> {
+    /// The nearest known request for the action.
+    pub fn nearest(&self) -> &str {
+        self.table.request(self.request as usize)
+    }
 }
 
 impl Examples {
@@ -117,7 +131,28 @@ impl Examples {
             table,
             actions,
             asked,
+            by_text: OnceLock::new(),
         }
+    }
+
+    /// The known requests that say `text` exactly.
+    fn requests_saying(&self, text: &str) -> Vec<u32> {
+        let (hasher, by_text) = self.by_text.get_or_init(|| {
+            let hasher = RandomState::new();
+            let mut by_text: HashMap<u64, Vec<u32>> = HashMap::new();
+            for request in 0..self.table.requests() {
+                let hash = hasher.hash_one(self.table.request(request));
+                by_text.entry(hash).or_default().push(request as u32);
+            }
+            (hasher, by_text)
+        });
+        by_text
+            .get(&hasher.hash_one(text))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&request| self.table.request_is(request as usize, text))
+            .collect()
     }
 
     /// Whether some known request asks for the action (lexicon action id).
@@ -147,9 +182,10 @@ impl Examples {
         scratch: &mut Scratch,
         query: &str,
         ignored: &[&str],
-        unseen: Option<&str>,
+        unseen_text: Option<&str>,
     ) -> Vec<Evidence<'_>> {
         let table = &self.table;
+        let unseen: Vec<u32> = unseen_text.map_or_else(Vec::new, |u| self.requests_saying(u));
         let ignored: Vec<String> = ignored.iter().flat_map(|w| terms(w)).collect();
         let mut query_terms = terms(query);
         query_terms.retain(|t| !ignored.contains(t));
@@ -191,7 +227,7 @@ impl Examples {
         // Each action's three nearest requests.
         for &request in touched.iter() {
             let score = scores[request as usize];
-            if unseen.is_some_and(|u| table.request_is(request as usize, u)) {
+            if unseen.contains(&request) {
                 continue;
             }
             for action in table.request_actions(request as usize) {
@@ -230,7 +266,7 @@ impl Examples {
             })
             .collect();
         // The nearest requests and the profiles count alike, each over its best action.
-        self.profile_scores(profile, &query_terms, unseen);
+        self.profile_scores(profile, &query_terms, unseen_text, &unseen);
         let nearest_top = evidence.iter().map(|e| e.1).fold(0.0, f64::max);
         let profile_top = profile.iter().copied().fold(0.0, f64::max);
         if nearest_top > 0.0 && profile_top > 0.0 {
@@ -248,7 +284,8 @@ impl Examples {
             .map(|(action, score, request)| Evidence {
                 action,
                 share: score / top,
-                nearest: table.request(request as usize),
+                request,
+                table,
             })
             .collect()
     }
@@ -257,9 +294,15 @@ impl Examples {
     /// ask for it), without `unseen`'s lines, into `scores` (by table action). Nearest
     /// requests alone follow one writer's phrasing; a profile pools every word people used
     /// for the action.
-    fn profile_scores(&self, scores: &mut [f64], query_terms: &[usize], unseen: Option<&str>) {
+    fn profile_scores(
+        &self,
+        scores: &mut [f64],
+        query_terms: &[usize],
+        unseen_text: Option<&str>,
+        unseen: &[u32],
+    ) {
         let table = &self.table;
-        let Some(unseen) = unseen else {
+        let Some(unseen_text) = unseen_text else {
             for &term in query_terms {
                 for (action, weight) in table.profile(term).weights() {
                     scores[action as usize] += weight;
@@ -268,12 +311,12 @@ impl Examples {
             return;
         };
         // Measuring on a known request, its own words leave its actions' profiles.
-        let unseen_terms = terms(unseen);
+        let unseen_terms = terms(unseen_text);
         let unseen_known: Vec<usize> = unseen_terms.iter().filter_map(|t| table.term(t)).collect();
         let mut removed: HashMap<(u32, usize), u32> = HashMap::new();
         let mut lengths = table.profile_lengths();
-        for request in (0..table.requests()).filter(|&r| table.request_is(r, unseen)) {
-            for action in table.request_actions(request) {
+        for &request in unseen {
+            for action in table.request_actions(request as usize) {
                 lengths[action as usize] -= unseen_terms.len() as u32;
                 for &term in &unseen_known {
                     *removed.entry((action, term)).or_default() += 1;
@@ -340,7 +383,7 @@ mod tests {
         );
         let evidence = examples.evidence("nuke gadget old-one", &[], None);
         assert_eq!(evidence[0].action, 0);
-        assert_eq!(evidence[0].nearest, "nuke the stale gadget");
+        assert_eq!(evidence[0].nearest(), "nuke the stale gadget");
         assert!(evidence[1].share < 1.0);
         assert!(examples.asked_for(1) && !examples.asked_for(2));
         // Measured as if unseen, a request does not find itself, nearest or in its action's

@@ -364,7 +364,7 @@ impl Index {
             if points <= 0 {
                 break;
             }
-            let reason = || format!("like \"{}\" +{points}", evidence.nearest);
+            let reason = || format!("like \"{}\" +{points}", evidence.nearest());
             match at.get(&document) {
                 Some(&place) => {
                     scores[place].score += points;

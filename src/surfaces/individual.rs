@@ -1,31 +1,44 @@
 //! The individual surface: one tool per action, named `gitlab_<domain>_<action>`.
 
+use std::sync::Arc;
+
+use rmcp::model::{Icon, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::{Route, annotations, take_confirm};
+use super::{ICON, Route, take_confirm};
 use crate::catalog;
 use crate::policy::Policy;
 
-pub fn tools(policy: &Policy) -> Vec<Value> {
+/// One tool per visible action. The schemas are parsed once, straight into the maps the
+/// tools hold: at a thousand actions, copying them through `serde_json::Value` (as `json!`
+/// and `from_value` do) was most of the first `tools/list`.
+pub fn tools(policy: &Policy) -> Vec<Tool> {
     policy
         .visible()
         .map(|action| {
-            let mut input = action.input_schema();
+            let mut input = schema(action.input_schema_json);
             if policy.needs_confirmation(action)
                 && let Some(properties) = input.get_mut("properties").and_then(Value::as_object_mut)
             {
                 properties.insert("confirm".into(), confirm_property());
             }
-            json!({
-                "name": action.tool_name(),
-                "title": action.title,
-                "description": action.description,
-                "inputSchema": input,
-                "outputSchema": action.output_schema(),
-                "annotations": annotations(action.safety.read_only, action.safety.destructive, action.safety.idempotent),
-            })
+            let annotations = ToolAnnotations::new()
+                .read_only(action.safety.read_only)
+                .destructive(action.safety.destructive)
+                .idempotent(action.safety.idempotent)
+                .open_world(true);
+            Tool::new(action.tool_name(), action.description, Arc::new(input))
+                .with_title(action.title)
+                .with_raw_output_schema(Arc::new(schema(action.output_schema_json)))
+                .with_annotations(annotations)
+                .with_icons(vec![Icon::new(ICON)])
         })
         .collect()
+}
+
+/// A generated schema as a JSON object (build.rs writes objects; an empty one otherwise).
+fn schema(json: &str) -> Map<String, Value> {
+    serde_json::from_str(json).unwrap_or_default()
 }
 
 fn confirm_property() -> Value {

@@ -102,18 +102,11 @@ impl Surface {
     }
 
     fn build_tools(&self) -> Vec<Tool> {
-        let tools = match self.kind {
+        match self.kind {
             SurfaceKind::Individual => individual::tools(&self.policy),
-            SurfaceKind::Meta => meta::tools(&self.policy, self.meta_schema),
-            SurfaceKind::Dynamic => dynamic::tools(&self.policy),
-        };
-        tools
-            .into_iter()
-            .map(|mut tool| {
-                tool["icons"] = icons();
-                serde_json::from_value(tool).expect("surface tools are MCP tools")
-            })
-            .collect()
+            SurfaceKind::Meta => from_json(meta::tools(&self.policy, self.meta_schema)),
+            SurfaceKind::Dynamic => from_json(dynamic::tools(&self.policy)),
+        }
     }
 
     pub fn tool(&self, name: &str) -> Option<&Tool> {
@@ -142,6 +135,17 @@ impl Surface {
             }
         }
     }
+}
+
+/// Tools written as JSON (the few of the meta and dynamic surfaces), each with the icon.
+fn from_json(tools: Vec<Value>) -> Vec<Tool> {
+    tools
+        .into_iter()
+        .map(|mut tool| {
+            tool["icons"] = icons();
+            serde_json::from_value(tool).expect("surface tools are MCP tools")
+        })
+        .collect()
 }
 
 /// MCP tool annotations from an action's (or a group's) safety flags: all four hints,
