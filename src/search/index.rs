@@ -40,7 +40,9 @@ pub struct Document {
     /// The domain its path is scoped by, by the path's first segment (`project` for
     /// `/projects/{project_id}/...`), if any.
     pub container: Option<usize>,
-    /// Term → strongest class it appears in.
+    /// The terms that name it (in its domain, its name or its tags) → the strongest of
+    /// those classes; the postings hold every term, and a ranking asks a document only
+    /// whether a word names it, so the rest would be a second copy of every action's words.
     pub terms: HashMap<String, Class>,
     /// Stems of the words of its tags and title that ask for an operation.
     pub verbs: Vec<String>,
@@ -474,7 +476,10 @@ impl Index {
                 needs_number: targets.iter().any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
                 container: part.container,
-                terms,
+                terms: terms
+                    .into_iter()
+                    .filter(|(_, class)| *class <= Class::Domain)
+                    .collect(),
                 verbs: part.verbs.clone(),
                 asked_for: prepared
                     .by_id

@@ -350,7 +350,10 @@ fn ranking_on_arrival_of_the_last_batches() {
         last += 1;
         score = score_of(last);
     }
-    for (last, score) in [(last, score), (last + 1, score_of((last + 1).min(batches.len())))] {
+    for (last, score) in [
+        (last, score),
+        (last + 1, score_of((last + 1).min(batches.len()))),
+    ] {
         let (p1, p5) = (score.at_1(), score.at_5());
         assert!(
             p1 >= MIN_BATCH_AT_1,
