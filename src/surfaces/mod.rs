@@ -95,8 +95,10 @@ impl Surface {
     }
 
     /// The tools (`name`, `title`, `description`, `inputSchema`, `outputSchema`,
-    /// `annotations`), ordered as the catalog is. Each builder writes its tools as JSON,
-    /// which is read once into rmcp's `Tool`, so a server holds one copy.
+    /// `annotations`), ordered as the catalog is, built on first use and held as the
+    /// `Tool`s rmcp sends: a server holds one copy. The individual surface builds its
+    /// thousand straight from the generated schemas; the meta and dynamic ones write their
+    /// few as JSON.
     pub fn tools(&self) -> &[Tool] {
         self.tools.get_or_init(|| self.build_tools())
     }
