@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::engine::{Answer, Call};
 use super::expr::fake_sha;
+use super::instance::strings;
 use super::repository::{self, file_at, file_bytes, files_at, project_scope};
 use super::store::{Failure, Outcome, Page, Store, text};
 
@@ -117,11 +118,27 @@ fn merge_base(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
     if refs.len() < 2 {
         return Err(Failure::new(400, "Provide at least 2 refs"));
     }
+    let branches_of = |commit: &Value| strings(commit.get("_branches")).unwrap_or_default();
+    // Each ref resolved once: its commit, and what holds a commit for it (a branch by name,
+    // a SHA or tag by its commit's date and branches).
     let mut heads = Vec::new();
     let mut unknown = Vec::new();
     for reference in &refs {
         match resolve_commit(store, &scope, reference) {
-            Some(head) => heads.push((reference.as_str(), head)),
+            Some(head) => {
+                let holder = if store
+                    .find("projects/repository/branches", &scope, reference)
+                    .is_some()
+                {
+                    Holder::Branch(reference.as_str())
+                } else {
+                    Holder::Commit {
+                        date: text(&head["committed_date"]),
+                        branches: branches_of(&head),
+                    }
+                };
+                heads.push((head, holder));
+            }
             None => unknown.push(reference.as_str()),
         }
     }
@@ -132,40 +149,40 @@ fn merge_base(store: &mut Store, call: &Call<'_>) -> Outcome<Answer> {
             format!("Could not find {noun}: {}", unknown.join(", ")),
         ));
     }
-    let branches = |commit: &Value| -> Vec<String> {
-        commit["_branches"]
-            .as_array()
-            .map(|b| {
-                b.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let holds = |reference: &str, head: &Value, commit: &Value| {
+    let holds = |head: &Value, holder: &Holder<'_>, commit: &Value| {
         if commit["id"] == head["id"] {
             return true;
         }
-        let on = branches(commit);
-        if store
-            .find("projects/repository/branches", &scope, reference)
-            .is_some()
-        {
-            return on.iter().any(|b| b == reference);
+        let on = branches_of(commit);
+        match holder {
+            Holder::Branch(name) => on.iter().any(|b| b == name),
+            Holder::Commit { date, branches } => {
+                text(&commit["committed_date"]) <= *date && branches.iter().any(|b| on.contains(b))
+            }
         }
-        text(&commit["committed_date"]) <= text(&head["committed_date"])
-            && branches(head).iter().any(|b| on.contains(b))
     };
     let base = store
         .scoped("projects/repository/commits", &scope)
         .into_iter()
-        .filter(|commit| heads.iter().all(|(r, head)| holds(r, head, commit)))
+        .filter(|commit| {
+            heads
+                .iter()
+                .all(|(head, holder)| holds(head, holder, commit))
+        })
         .max_by(|a, b| text(&a["committed_date"]).cmp(&text(&b["committed_date"])))
         .cloned();
     match base {
         Some(commit) => Ok(Answer::ok(commit)),
         None => Err(Failure::new(404, "404 Merge Base Not Found")),
     }
+}
+
+/// What holds the commits of one ref of a merge base.
+enum Holder<'a> {
+    /// A branch: its head and the commits that list it in `_branches`.
+    Branch(&'a str),
+    /// A SHA or tag: commits no newer than its commit on a branch that commit is on.
+    Commit { date: String, branches: Vec<String> },
 }
 
 fn default_branch(call: &Call<'_>) -> String {
