@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{Icon, Tool, ToolAnnotations};
+use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
-use super::{ICON, Route, take_confirm};
+use super::{Route, take_confirm, tool_annotations, tool_icons};
 use crate::catalog;
 use crate::policy::Policy;
 
@@ -22,16 +22,16 @@ pub fn tools(policy: &Policy) -> Vec<Tool> {
             {
                 properties.insert("confirm".into(), confirm_property());
             }
-            let annotations = ToolAnnotations::new()
-                .read_only(action.safety.read_only)
-                .destructive(action.safety.destructive)
-                .idempotent(action.safety.idempotent)
-                .open_world(true);
+            let safety = &action.safety;
             Tool::new(action.tool_name(), action.description, Arc::new(input))
                 .with_title(action.title)
                 .with_raw_output_schema(Arc::new(schema(action.output_schema_json)))
-                .with_annotations(annotations)
-                .with_icons(vec![Icon::new(ICON)])
+                .with_annotations(tool_annotations(
+                    safety.read_only,
+                    safety.destructive,
+                    safety.idempotent,
+                ))
+                .with_icons(tool_icons())
         })
         .collect()
 }

@@ -14,7 +14,7 @@ mod meta;
 
 use std::sync::OnceLock;
 
-use rmcp::model::Tool;
+use rmcp::model::{Icon, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::catalog::{Action, Args};
@@ -153,24 +153,33 @@ fn from_json(tools: Vec<Value>) -> Vec<Tool> {
 /// MCP tool annotations from an action's (or a group's) safety flags: all four hints,
 /// always, so no client has to know the spec's defaults (a write is destructive and not
 /// idempotent unless it says otherwise); every action reaches GitLab, an open world.
+fn tool_annotations(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(idempotent)
+        .open_world(true)
+}
+
+/// The same annotations as JSON, for the tools the meta and dynamic surfaces write as JSON.
 fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> Value {
-    json!({
-        "readOnlyHint": read_only,
-        "destructiveHint": destructive,
-        "idempotentHint": idempotent,
-        "openWorldHint": true,
-    })
+    serde_json::to_value(tool_annotations(read_only, destructive, idempotent)).unwrap_or_default()
 }
 
 /// The server's and every tool's icon: a trunk and a branch leaving it, in a grey that reads on
 /// light and dark themes alike (inline SVG, no request to fetch it).
 pub const ICON: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 8 8'%3E%3Cpath d='M2 1v6M2 5l4-4' stroke='gray'/%3E%3C/svg%3E";
 
-/// The icons entry of a tool (and of the server's info).
+/// The icons of every tool (and of the server's info). The data URI names its type, and an
+/// SVG scales to any size, so the optional `mimeType` and `sizes` would only add bytes to
+/// every tool of every tools/list.
+fn tool_icons() -> Vec<Icon> {
+    vec![Icon::new(ICON)]
+}
+
+/// The same icons as JSON.
 pub fn icons() -> Value {
-    // The data URI names its type, and an SVG scales to any size, so the optional
-    // `mimeType` and `sizes` would only add bytes to every tool of every tools/list.
-    json!([{"src": ICON}])
+    serde_json::to_value(tool_icons()).unwrap_or_default()
 }
 
 /// Takes `confirm: true` out of the arguments, wherever a surface puts it.
