@@ -31,6 +31,7 @@ pub mod gitlab;
 pub mod handlers;
 pub mod http;
 pub mod kinds;
+pub mod memory;
 pub mod output;
 pub mod policy;
 pub mod prelude;

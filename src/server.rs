@@ -173,6 +173,7 @@ impl GitlabServer {
             let view = current.view();
             let _ = tokio::task::spawn_blocking(move || {
                 view.index();
+                crate::memory::release_freed();
             })
             .await;
         }

@@ -102,8 +102,9 @@ pub struct Prepared {
 struct PreparedAction {
     /// Stems of the words of its tags and title that ask for an operation.
     verbs: Vec<String>,
-    /// Term → strongest class, from every text but the parameters.
-    terms: HashMap<String, Class>,
+    /// Term → strongest class, from every text but the parameters, by term (a list: it is
+    /// only ever copied into an index, never looked up).
+    terms: Vec<(String, Class)>,
     /// Each parameter's name and its terms: whether a parameter counts depends on how many
     /// of the visible actions have it.
     params: Vec<(&'static str, Vec<String>)>,
@@ -271,6 +272,7 @@ impl Prepared {
                     for value in param.values {
                         stems.extend(words::stems(&value.replace('_', " ")));
                     }
+                    stems.shrink_to_fit();
                     (param.name, stems)
                 })
                 .collect();
@@ -295,6 +297,15 @@ impl Prepared {
                 })
                 .max()
                 .map(|(_, id)| id);
+            // Held for the process's life: no slack, and each spelling once (the index
+            // unions them with the lexicon's, which has most of them already).
+            spellings.sort_unstable();
+            spellings.dedup();
+            spellings.retain(|w| lexicon.spellings.binary_search(w).is_err());
+            spellings.shrink_to_fit();
+            let mut terms: Vec<(String, Class)> = terms.into_iter().collect();
+            terms.sort_unstable();
+            verbs.shrink_to_fit();
             prepared.push(PreparedAction {
                 verbs,
                 terms,
@@ -418,7 +429,7 @@ impl Index {
             let operation = lexicon
                 .operation_id(action.vocabulary.operation)
                 .unwrap_or_default();
-            let mut terms = part.terms.clone();
+            let mut terms: HashMap<String, Class> = part.terms.iter().cloned().collect();
             for (_, stems) in part.params.iter().filter(|(name, _)| !common(name)) {
                 for term in stems {
                     upgrade(&mut terms, term.clone(), Class::Param);
@@ -488,6 +499,7 @@ impl Index {
                 part: part.part,
             });
         }
+        index.shrink();
         for (id, action) in lexicon.actions.iter().enumerate() {
             index.action_documents[id] = index
                 .ids
@@ -496,6 +508,30 @@ impl Index {
                 .map(|(document, _)| *document);
         }
         index
+    }
+
+    /// Gives back what the containers grew by while the index was assembled: an index
+    /// lives as long as its view, and growth by doubling leaves up to half of each unused.
+    fn shrink(&mut self) {
+        for list in self.postings.values_mut() {
+            list.shrink_to_fit();
+        }
+        for list in self.tag_phrases.values_mut() {
+            list.shrink_to_fit();
+        }
+        for list in [
+            &mut self.by_operation,
+            &mut self.by_object,
+            &mut self.by_domain,
+        ] {
+            list.values_mut().for_each(Vec::shrink_to_fit);
+            list.shrink_to_fit();
+        }
+        self.postings.shrink_to_fit();
+        self.tag_phrases.shrink_to_fit();
+        self.ids.shrink_to_fit();
+        self.things.shrink_to_fit();
+        self.documents.shrink_to_fit();
     }
 
     /// Whether the exact pass can place a word at all.

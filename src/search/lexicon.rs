@@ -38,6 +38,14 @@ impl Meaning {
         !self.domains.is_empty() || !self.objects.is_empty()
     }
 
+    fn shrink(&mut self) {
+        self.domains.shrink_to_fit();
+        self.operations.shrink_to_fit();
+        self.objects.shrink_to_fit();
+        self.actions.shrink_to_fit();
+        self.terms.shrink_to_fit();
+    }
+
     fn add(&mut self, other: &Meaning) {
         extend_unique(&mut self.domains, &other.domains);
         extend_unique(&mut self.operations, &other.operations);
@@ -61,6 +69,13 @@ fn extend_unique<T: Clone + PartialEq>(into: &mut Vec<T>, from: &[T]) {
 struct Entry {
     meaning: Meaning,
     verbs: Vec<(String, usize)>,
+}
+
+impl Entry {
+    fn shrink(&mut self) {
+        self.meaning.shrink();
+        self.verbs.shrink_to_fit();
+    }
 }
 
 /// A reference kind a domain claims, and what it names.
@@ -280,6 +295,7 @@ impl Lexicon {
         }
         lexicon.spellings.sort();
         lexicon.spellings.dedup();
+        lexicon.shrink();
         lexicon.object_domains = lexicon
             .objects
             .iter()
@@ -292,6 +308,30 @@ impl Lexicon {
             })
             .collect();
         lexicon
+    }
+
+    /// Gives back what the tables grew by while the vocabulary was read: a lexicon lives
+    /// as long as the process, and growth by doubling leaves up to half of each unused.
+    fn shrink(&mut self) {
+        self.spellings.shrink_to_fit();
+        for entry in self.words.values_mut().chain(self.stems.values_mut()) {
+            entry.shrink();
+        }
+        for phrases in self.phrases.values_mut() {
+            for (stems, entry) in phrases.iter_mut() {
+                stems.shrink_to_fit();
+                entry.shrink();
+            }
+            phrases.shrink_to_fit();
+        }
+        for meanings in self.references.values_mut() {
+            meanings.iter_mut().for_each(|r| r.meaning.shrink());
+        }
+        self.words.shrink_to_fit();
+        self.stems.shrink_to_fit();
+        self.phrases.shrink_to_fit();
+        self.scoped_verbs.shrink_to_fit();
+        self.ids.shrink_to_fit();
     }
 
     fn operation(&mut self, name: &str) -> usize {
