@@ -62,7 +62,7 @@ pub fn status_emoji(status: &str) -> Option<&'static str> {
         "success" | "passed" => "✅",
         "failed" => "❌",
         "running" | "preparing" | "waiting_for_resource" | "waiting_for_callback" => "⏳",
-        "pending" => "🕐",
+        "pending" | "awaiting" => "🕐",
         "created" => "🆕",
         "canceled" | "cancelled" | "canceling" => "🚫",
         "skipped" => "⏭️",
