@@ -180,24 +180,19 @@ fn match_escaped(text: &str, wanted: &[char]) -> Option<usize> {
 }
 
 fn replace_bytes(haystack: &[u8], needle: &[u8]) -> Option<Vec<u8>> {
-    if needle.is_empty() || haystack.len() < needle.len() {
+    if needle.is_empty() {
         return None;
     }
-    let mut out = Vec::new();
+    // Every GitLab body passes through here: a vectorised search, not a comparison at
+    // every byte (which was a sixth of a 20-item list's CPU).
+    let mut found = memchr::memmem::find_iter(haystack, needle).peekable();
+    found.peek()?;
+    let mut out = Vec::with_capacity(haystack.len());
     let mut start = 0;
-    let mut index = 0;
-    while index + needle.len() <= haystack.len() {
-        if &haystack[index..index + needle.len()] == needle {
-            out.extend_from_slice(&haystack[start..index]);
-            out.extend_from_slice(MASK.as_bytes());
-            index += needle.len();
-            start = index;
-        } else {
-            index += 1;
-        }
-    }
-    if start == 0 {
-        return None;
+    for index in found {
+        out.extend_from_slice(&haystack[start..index]);
+        out.extend_from_slice(MASK.as_bytes());
+        start = index + needle.len();
     }
     out.extend_from_slice(&haystack[start..]);
     Some(out)
@@ -322,6 +317,12 @@ mod tests {
         let body = format!("{{\"description\":\"{TOKEN}\"}}").into_bytes();
         let clean = redactor.bytes(&body);
         assert!(!String::from_utf8_lossy(&clean).contains(TOKEN));
+        let twice = format!("{TOKEN}{TOKEN} and {TOKEN}.");
+        assert_eq!(
+            redactor.bytes(twice.as_bytes()).as_ref(),
+            format!("{MASK}{MASK} and {MASK}.").as_bytes()
+        );
+        assert!(matches!(redactor.bytes(b"nothing here"), Cow::Borrowed(_)));
         let mut value = serde_json::json!({"a": [format!("x{TOKEN}")], TOKEN: 1});
         redactor.json(&mut value);
         assert!(!value.to_string().contains(TOKEN), "{value}");
