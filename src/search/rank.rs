@@ -591,7 +591,19 @@ impl Index {
         if !intent.verbs.is_empty() {
             // Words may name several operations ("add" creates or updates); the operation
             // most words name counts fully, the others in proportion.
-            let votes = intent.votes(document.operation);
+            // A word an action gave a shared operation asks for it in that action's domain
+            // only: "revoke" (a leaked token's revocation is a create) asks no other
+            // domain's create.
+            let out_of_scope = intent
+                .asked
+                .iter()
+                .filter(|(word, operation)| {
+                    *operation == document.operation
+                        && !document.verbs.contains(word)
+                        && !self.lexicon.verb_asks_in(word, *operation, document.domain)
+                })
+                .count() as i64;
+            let votes = (intent.votes(document.operation) - out_of_scope).max(0);
             let most = intent.verbs.iter().map(|(_, v)| *v).max().unwrap_or(1);
             if votes > 0 {
                 points += VERB_MATCH * votes / most;
@@ -649,9 +661,15 @@ impl Index {
                 && names.iter().all(|d| !self.container_domains.contains(d))
         };
         // A verb may name what the action works on: "protect main" names `protected`, the
-        // object of protecting a branch.
-        let verb_names_object =
-            |object: &usize| intent.verb_words.contains(&self.lexicon.objects[*object]);
+        // object of protecting a branch, when the action's own title or tags use the verb
+        // ("Protect a branch"): "merge !42" names no `merged` branches.
+        let verb_names_object = |object: &usize| {
+            let object = &self.lexicon.objects[*object];
+            intent.verb_words.iter().any(|verb| {
+                verb == object
+                    || names_as_verb(verb, object) && document.verbs.contains(&super::stem(verb))
+            })
+        };
         if !document.objects.is_empty() {
             if document
                 .objects
@@ -820,6 +838,20 @@ fn names_exactly(reading: &Reading, document: &Document) -> bool {
         })
 }
 
+/// Whether a verb as the request wrote it names an object as the catalog stems it: the
+/// object itself ("archive" an `archive`), or its participle or noun ("protect" names
+/// `protected`, "protect" `protection`, "pin" `pinned`). Objects keep their `-ed` (states
+/// such as `merged` are not the verb `merge`), so the forms are compared here.
+fn names_as_verb(verb: &str, object: &str) -> bool {
+    let verb = super::stem(verb);
+    let Some(rest) = object.strip_prefix(verb.as_str()) else {
+        return false;
+    };
+    let doubled = verb.chars().last().map(|c| format!("{c}ed"));
+    matches!(rest, "" | "d" | "ed" | "ion" | "ation")
+        || (!rest.is_empty() && doubled.as_deref() == Some(rest))
+}
+
 fn names_domain(document: &Document, term: &str) -> bool {
     document
         .terms
@@ -848,4 +880,22 @@ fn clauses(raw: &[String]) -> Vec<Vec<String>> {
     }
     clauses.retain(|c| !c.is_empty());
     clauses
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_as_verb;
+
+    #[test]
+    fn a_verb_names_its_participle_and_its_noun() {
+        // Objects are stemmed, keeping `-ed`: `protected`, `protection`, `archiv`.
+        assert!(names_as_verb("protect", "protected"));
+        assert!(names_as_verb("protecting", "protection"));
+        assert!(names_as_verb("archive", "archived"));
+        assert!(names_as_verb("archive", "archiv"));
+        assert!(names_as_verb("pin", "pinned"));
+        assert!(!names_as_verb("pin", "pipeline"));
+        assert!(!names_as_verb("protect", "protector"));
+        assert!(!names_as_verb("merge", "merger"));
+    }
 }
