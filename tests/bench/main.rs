@@ -99,7 +99,7 @@ fn main() {
     report.line(arrival::ABOUT);
     report.line("");
     report.table(&["requests", "P@1", "P@5"]);
-    let known_files = request_files("actions/requests", |_| true);
+    let known_files = arrival::request_files("actions/requests", |_| true);
     let known: Vec<_> = known_files
         .iter()
         .flat_map(|(_, text)| gitlab_mcp::search::parse_requests(text))
@@ -404,24 +404,6 @@ fn tools_list_size(surface: &str, schema: &str, upstream: &str) -> (usize, usize
     )
 }
 
-/// The request files of `folder` (`.tsv`) whose name `keep` accepts, sorted, as
-/// `(file stem, text)`.
-fn request_files(folder: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, String)> {
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
-        .map(|p| {
-            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (stem, std::fs::read_to_string(&p).unwrap())
-        })
-        .filter(|(stem, _)| keep(stem))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Latencies and hits at 1 and 5 of `find` over the requests of `text`, `rounds` times
 /// (hits counted in the first round).
 fn rank_requests(
@@ -504,7 +486,7 @@ fn catalog_counts() -> String {
 fn find_answer_bytes() -> (usize, usize, usize, usize) {
     let index = gitlab_mcp::search::Index::new(&gitlab_mcp::policy::Policy::default());
     let mut sizes: Vec<usize> = Vec::new();
-    for (_, text) in request_files("actions/requests", |_| true) {
+    for (_, text) in arrival::request_files("actions/requests", |_| true) {
         for known in gitlab_mcp::search::parse_requests(&text) {
             let outcome = gitlab_mcp::surfaces::find(
                 &index,
@@ -528,7 +510,7 @@ fn search_writers_left_out() -> (Duration, Duration, f64, f64, usize) {
     use gitlab_mcp::search::{Index, Prepared};
     let policy = gitlab_mcp::policy::Policy::default();
     let mut measured = Measured::default();
-    for (source, text) in request_files("actions/requests", |s| s.starts_with("writer")) {
+    for (source, text) in arrival::request_files("actions/requests", |s| s.starts_with("writer")) {
         let prepared = std::sync::Arc::new(Prepared::built_in_with_requests(|s| s != source));
         let index = Index::assemble(policy.visible(), prepared);
         rank_requests(&text, 1, |r| index.find(r), &mut measured);
@@ -542,10 +524,10 @@ fn search(path: &str) -> (Duration, Duration, f64, f64, usize) {
     let index = gitlab_mcp::search::Index::new(&gitlab_mcp::policy::Policy::default());
     let mut measured = Measured::default();
     if let Some(file) = path.strip_prefix("tests/search/") {
-        let texts = request_files("tests/search", |s| format!("{s}.tsv") == file);
+        let texts = arrival::request_files("tests/search", |s| format!("{s}.tsv") == file);
         rank_requests(&texts[0].1, 5, |r| index.find(r), &mut measured);
     } else {
-        for (_, text) in request_files(path, |_| true) {
+        for (_, text) in arrival::request_files(path, |_| true) {
             rank_requests(&text, 5, |r| index.find_unseen(r), &mut measured);
         }
     }

@@ -30,8 +30,11 @@ fn main() {
         .map(String::as_str)
         .filter(|a| *a != "--misses")
         .collect();
-    let files = read_requests("actions/requests");
-    let known: Vec<KnownRequest<'_>> = files.iter().flat_map(|t| parse_requests(t)).collect();
+    let files = arrival::request_files("actions/requests", |_| true);
+    let known: Vec<KnownRequest<'_>> = files
+        .iter()
+        .flat_map(|(_, text)| parse_requests(text))
+        .collect();
     let miss = |known: &KnownRequest<'_>, ids: &[&str]| {
         if show_misses {
             println!(
@@ -100,20 +103,6 @@ fn main() {
             "usage: known | holdout | batch N | domains [N] | explain DOMAIN REQUEST... [--misses]"
         ),
     }
-}
-
-fn read_requests(folder: &str) -> Vec<String> {
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
-    let mut paths: Vec<_> = std::fs::read_dir(folder)
-        .expect("the requests folder")
-        .map(|entry| entry.expect("a folder entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "tsv"))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|path| std::fs::read_to_string(path).expect("a requests file"))
-        .collect()
 }
 
 fn print_score(name: &str, score: arrival::Score) {

@@ -11,20 +11,9 @@ use gitlab_mcp::search::{FindRequest, Found, Index, Prepared, parse_requests};
 #[path = "../search/arrival.rs"]
 mod arrival;
 
-/// Every request file, as `(source, text)`.
+/// Every known request file (`actions/requests/`), as `(source, text)`.
 fn request_files() -> Vec<(String, String)> {
-    let folder = format!("{}/actions/requests", env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<(String, String)> = std::fs::read_dir(folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "tsv"))
-        .map(|path| {
-            let source = path.file_stem().unwrap().to_string_lossy().into_owned();
-            (source, std::fs::read_to_string(&path).unwrap())
-        })
-        .collect();
-    files.sort();
-    files
+    arrival::request_files("actions/requests", |_| true)
 }
 
 /// `(request, expected ids, kind)` of a request file's lines.

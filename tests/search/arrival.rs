@@ -12,6 +12,25 @@ use gitlab_mcp::catalog;
 use gitlab_mcp::policy::Policy;
 use gitlab_mcp::search::{FindRequest, Found, Index, KnownRequest, Prepared};
 
+/// The request files (`*.tsv`) of a folder of this crate (`actions/requests`,
+/// `tests/search`) whose name (without `.tsv`) `keep` accepts, as `(name, text)` in name
+/// order.
+pub fn request_files(folder: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "tsv"))
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .filter(|(name, _)| keep(name))
+        .collect();
+    files.sort();
+    files
+}
+
 /// A search that knows no request for some actions, and the known requests for them.
 pub struct Trial<'a> {
     pub name: String,
