@@ -151,7 +151,8 @@ impl GitlabServer {
 
     /// Fits the catalog in the background, then builds the search index of the dynamic
     /// surface off the async runtime, so that the first `gitlab_find_action` does not pay
-    /// for it (at 1,000 actions building it takes longer than a search). A find that
+    /// for it (at 1,000 actions building it takes longer than a search); the individual
+    /// surface's schemas are parsed the same way, for its first `tools/list`. A find that
     /// arrives first builds it itself; the index is built once either way. Over HTTP (one
     /// view per token) it only reads the catalog's texts, which every token's index shares.
     /// Nothing waits for this: the process may exit at any point of it.
@@ -160,12 +161,18 @@ impl GitlabServer {
         // while fitting waits for GitLab, and the index after it only assembles.
         let reading = (self.inner.kind == SurfaceKind::Dynamic)
             .then(|| tokio::task::spawn_blocking(crate::search::Prepared::built_in));
+        // Likewise the individual surface's thousand schemas, which fitting only filters.
+        let parsing = (self.inner.kind == SurfaceKind::Individual)
+            .then(|| tokio::task::spawn_blocking(crate::surfaces::warm_individual));
         if let Access::Fixed { dispatcher, .. } = &self.inner.access {
             dispatcher.fitted().await;
             self.settle().await;
         }
         if let Some(reading) = reading {
             let _ = reading.await;
+        }
+        if let Some(parsing) = parsing {
+            let _ = parsing.await;
         }
         if let (Access::Fixed { current, .. }, SurfaceKind::Dynamic) =
             (&self.inner.access, self.inner.kind)

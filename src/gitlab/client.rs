@@ -11,6 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -431,34 +433,49 @@ struct Opened {
 
 fn build_http(settings: &ClientSettings) -> Result<reqwest::Client, String> {
     crate::tls::install_crypto_provider();
-    let mut builder = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .user_agent(USER_AGENT)
         .connect_timeout(Duration::from_secs(10))
         .redirect(redirect::policy())
         .referer(false);
-    if let Some(path) = &settings.ca_file {
-        let pem = std::fs::read(path)
-            .map_err(|error| format!("cannot read GITLAB_CA_FILE {}: {error}", path.display()))?;
-        let certificates = reqwest::Certificate::from_pem_bundle(&pem).map_err(|error| {
+    let builder = if settings.skip_tls_verify {
+        builder.tls_danger_accept_invalid_certs(true)
+    } else {
+        let extra = match &settings.ca_file {
+            Some(path) => read_ca_file(path)?,
+            None => Vec::new(),
+        };
+        // Redirects stay on GitLab's origin, so a plain-http GitLab never needs the roots.
+        let https = settings
+            .base_url
+            .get(..6)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
+        builder.tls_backend_preconfigured(crate::tls::client_config(extra, https))
+    };
+    builder
+        .build()
+        .map_err(|error| format!("cannot set up HTTPS: {}", describe(&error)))
+}
+
+/// The certificates of GITLAB_CA_FILE, trusted beside the system's.
+fn read_ca_file(path: &std::path::Path) -> Result<Vec<CertificateDer<'static>>, String> {
+    let pem = std::fs::read(path)
+        .map_err(|error| format!("cannot read GITLAB_CA_FILE {}: {error}", path.display()))?;
+    let certificates = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| {
             format!(
                 "GITLAB_CA_FILE {} is not a PEM certificate bundle: {error}",
                 path.display()
             )
         })?;
-        if certificates.is_empty() {
-            return Err(format!(
-                "GITLAB_CA_FILE {} holds no certificate",
-                path.display()
-            ));
-        }
-        builder = builder.tls_certs_merge(certificates);
+    if certificates.is_empty() {
+        return Err(format!(
+            "GITLAB_CA_FILE {} holds no certificate",
+            path.display()
+        ));
     }
-    if settings.skip_tls_verify {
-        builder = builder.tls_danger_accept_invalid_certs(true);
-    }
-    builder
-        .build()
-        .map_err(|error| format!("cannot set up HTTPS: {}", describe(&error)))
+    Ok(certificates)
 }
 
 /// Turns a transport failure into an error kind: permanent ones (TLS, a refused redirect)

@@ -195,7 +195,7 @@ impl Prepared {
         let lexicon = Lexicon::new(actions, domains, vocabularies);
         // The words of the domains' names and nouns: "merge" in "List merge requests" names
         // the thing, it asks for no operation.
-        let domain_words: Vec<String> = domains
+        let domain_words: HashSet<String> = domains
             .iter()
             .flat_map(|domain| {
                 std::iter::once(domain.name.replace('_', " ")).chain(
@@ -212,6 +212,9 @@ impl Prepared {
         // thing, or a way of looking): it belongs to the intent, which weighs it against
         // the action's own operation.
         let mut generic: HashMap<String, bool> = HashMap::new();
+        // Looked up for every spelling of every action.
+        let lexicon_spellings: HashSet<&str> =
+            lexicon.spellings.iter().map(String::as_str).collect();
         let mut prepared = Vec::with_capacity(actions.len());
         for action in &lexicon.actions {
             let mut terms: HashMap<String, Class> = HashMap::new();
@@ -301,7 +304,7 @@ impl Prepared {
             // unions them with the lexicon's, which has most of them already).
             spellings.sort_unstable();
             spellings.dedup();
-            spellings.retain(|w| lexicon.spellings.binary_search(w).is_err());
+            spellings.retain(|w| !lexicon_spellings.contains(w.as_str()));
             spellings.shrink_to_fit();
             let mut terms: Vec<(String, Class)> = terms.into_iter().collect();
             terms.sort_unstable();

@@ -1,6 +1,7 @@
 //! The individual surface: one tool per action, named `gitlab_<domain>_<action>`.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
@@ -9,23 +10,22 @@ use super::{Route, take_confirm, tool_annotations, tool_icons};
 use crate::catalog;
 use crate::policy::Policy;
 
-/// One tool per visible action. The schemas are parsed once, straight into the maps the
-/// tools hold: at a thousand actions, copying them through `serde_json::Value` (as `json!`
-/// and `from_value` do) was most of the first `tools/list`.
+/// One tool per visible action, holding the catalog's parsed schemas (`schemas`).
 pub fn tools(policy: &Policy) -> Vec<Tool> {
-    policy
-        .visible()
-        .map(|action| {
-            let mut input = schema(action.input_schema_json);
-            if policy.needs_confirmation(action)
-                && let Some(properties) = input.get_mut("properties").and_then(Value::as_object_mut)
-            {
-                properties.insert("confirm".into(), confirm_property());
-            }
+    let schemas = schemas();
+    catalog::ACTIONS
+        .iter()
+        .zip(schemas)
+        .filter(|(action, _)| policy.allows(action))
+        .map(|(action, parsed)| {
+            let input = match &parsed.confirmed_input {
+                Some(confirmed) if policy.needs_confirmation(action) => confirmed,
+                _ => &parsed.input,
+            };
             let safety = &action.safety;
-            Tool::new(action.tool_name(), action.description, Arc::new(input))
+            Tool::new(action.tool_name(), action.description, input.clone())
                 .with_title(action.title)
-                .with_raw_output_schema(Arc::new(schema(action.output_schema_json)))
+                .with_raw_output_schema(parsed.output.clone())
                 .with_annotations(tool_annotations(
                     safety.read_only,
                     safety.destructive,
@@ -36,9 +36,57 @@ pub fn tools(policy: &Policy) -> Vec<Tool> {
         .collect()
 }
 
-/// A generated schema as a JSON object (build.rs writes objects; an empty one otherwise).
-fn schema(json: &str) -> Map<String, Value> {
-    serde_json::from_str(json).unwrap_or_default()
+/// Parses every action's schemas now, so that the first `tools/list` finds them ready.
+pub fn warm() {
+    schemas();
+}
+
+/// An action's schemas as the maps its tool holds.
+struct ParsedSchemas {
+    input: Arc<Map<String, Value>>,
+    /// With `confirm`, for a destructive action.
+    confirmed_input: Option<Arc<Map<String, Value>>>,
+    output: Arc<Map<String, Value>>,
+}
+
+/// Every action's schemas, in catalog order, parsed once per process: every view (one per
+/// token over HTTP) lists the same maps, and actions whose schemas are the same text share
+/// one (the 906 tools of a regular user have 308 distinct output schemas and 705 input
+/// schemas). Parsed straight into maps: copying them through `serde_json::Value` (as
+/// `json!` and `from_value` do) was most of the first `tools/list` at a thousand actions.
+fn schemas() -> &'static [ParsedSchemas] {
+    static SCHEMAS: OnceLock<Vec<ParsedSchemas>> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        let mut parsed: HashMap<(&'static str, bool), Arc<Map<String, Value>>> = HashMap::new();
+        let mut parse = |json: &'static str, confirm: bool| {
+            parsed
+                .entry((json, confirm))
+                .or_insert_with(|| Arc::new(schema(json, confirm)))
+                .clone()
+        };
+        catalog::ACTIONS
+            .iter()
+            .map(|action| ParsedSchemas {
+                input: parse(action.input_schema_json, false),
+                confirmed_input: action
+                    .safety
+                    .destructive
+                    .then(|| parse(action.input_schema_json, true)),
+                output: parse(action.output_schema_json, false),
+            })
+            .collect()
+    })
+}
+
+/// A generated schema as a JSON object (build.rs writes objects; an empty one otherwise),
+/// with the `confirm` property when asked.
+fn schema(json: &str, confirm: bool) -> Map<String, Value> {
+    let mut schema: Map<String, Value> = serde_json::from_str(json).unwrap_or_default();
+    if confirm && let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut)
+    {
+        properties.insert("confirm".into(), confirm_property());
+    }
+    schema
 }
 
 fn confirm_property() -> Value {

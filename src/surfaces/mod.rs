@@ -22,6 +22,7 @@ use crate::policy::Policy;
 use crate::search::FindRequest;
 
 pub use dynamic::{EXECUTE_TOOL, FIND_TOOL, find};
+pub use individual::warm as warm_individual;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SurfaceKind {

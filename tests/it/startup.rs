@@ -10,6 +10,8 @@
 //! until the test lets them go, and the checks are about order (the list came while
 //! GitLab had not answered), not about milliseconds. The elapsed times are printed
 //! (`STARTUP |` lines) for the record.
+//!
+//! Nor does start-up read the system's root certificates before a handshake needs them.
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -100,7 +102,11 @@ struct Wire {
 
 impl Wire {
     fn start(gitlab: &Upstream, surface: &str) -> Self {
-        let mut child = command(gitlab, surface)
+        Self::of(command(gitlab, surface))
+    }
+
+    fn of(mut command: tokio::process::Command) -> Self {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -455,4 +461,52 @@ async fn a_timeout_names_the_deadline_in_force() {
     );
     assert!(!warning.contains("50 s"), "{warning}");
     assert!(!warning.contains(TOKEN), "{warning}");
+}
+
+/// The system's root certificates are read only when a TLS handshake needs them: a GitLab
+/// on plain http is served where there are none to read (a minimal container), and an
+/// https GitLab is verified against them (here the test's CA, as SSL_CERT_FILE names it)
+/// and refused without them.
+#[tokio::test]
+async fn root_certificates_are_read_only_for_https() {
+    let plain = Upstream::start(|_| Reply::Json(200, project().to_string()));
+    let secure = Upstream::start_tls(|_| Reply::Json(200, project().to_string()));
+    let test_ca = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/tls/ca.pem");
+    let nowhere = "/nonexistent/gitlab-mcp-test/ca.pem";
+    for (gitlab, cert_file, served) in [
+        (&plain, nowhere, true),
+        (&secure, test_ca, true),
+        (&secure, nowhere, false),
+    ] {
+        let mut command = command(gitlab, "dynamic");
+        command
+            .env("SSL_CERT_FILE", cert_file)
+            .env("SSL_CERT_DIR", "/nonexistent/gitlab-mcp-test")
+            .env_remove("GITLAB_CA_FILE");
+        let mut wire = Wire::of(command);
+        wire.initialize().await;
+        wire.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "gitlab_execute_action",
+                "arguments": {"action": "project.get", "params": {"project_id": "acme/api"}}
+            }}),
+        )
+        .await;
+        let (reply, _) = wire.answer(1).await;
+        let result = &reply["result"];
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        let case = format!("{} with SSL_CERT_FILE={cert_file}", gitlab.url());
+        assert_eq!(result["isError"] == true, !served, "{case}: {reply}");
+        if served {
+            assert!(
+                text.contains(project()["name"].as_str().unwrap()),
+                "{case}: {text}"
+            );
+        } else {
+            assert!(
+                text.contains("TLS") || text.contains("certificate"),
+                "{case}: {text}"
+            );
+        }
+    }
 }
