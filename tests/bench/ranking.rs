@@ -8,7 +8,7 @@
 //! - `batch N`: the last N batches of `tests/search/batches.tsv` on arrival;
 //! - `domains [N]`: every domain left out in turn (one in N, as the tests sample them);
 //! - `explain DOMAIN REQUEST...`: how a search that knows no request for DOMAIN ranks
-//!   each REQUEST, with the reasons.
+//!   each REQUEST: its first ten, with the reasons.
 //!
 //! With `--misses`, each request not ranked first is printed as
 //! `MISS<TAB>request<TAB>expected ids<TAB>ids ranked`. Run it before and after a change;
@@ -86,7 +86,7 @@ fn main() {
                 println!("## {request}");
                 let found = trial.index.find(&FindRequest {
                     query: (*request).to_owned(),
-                    limit: 5,
+                    limit: 10,
                     explain: true,
                 });
                 for hit in found.hits {

@@ -564,16 +564,49 @@ fn on_arrival_an_actions_own_verb_points_at_it() {
             "member.invitation_delete",
         ),
     ] {
-        let prefix = format!("{domain}.");
-        let prepared = Prepared::built_in_without_requests_for(|id| !id.starts_with(&prefix));
-        let index = Index::assemble(Policy::default().visible(), Arc::new(prepared));
-        let found = index.find(&FindRequest {
-            query: query.to_owned(),
-            limit: 5,
-            explain: false,
-        });
-        assert_eq!(found.hits[0].action.id, wanted, "{query:?}");
+        assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
+}
+
+/// From its YAML alone, each action's vocabulary says what its requests name: a thread is
+/// not a comment ("discussion" and "conversation" name threads, not notes, in every
+/// domain), an action whose name says `list` lists though GitLab answers one object (a
+/// job's artifacts), and a bulk deletion of tags removes tags (`bulk` says how many, not
+/// what, so "delete old image tags" asks for it). Each once ranked a sibling first.
+#[test]
+fn on_arrival_an_actions_vocabulary_names_it_among_its_siblings() {
+    for (domain, query, wanted) in [
+        (
+            "epic",
+            "show the discussions on the API hardening epic",
+            "epic.discussion_list",
+        ),
+        (
+            "job",
+            "list the artifacts of job 70040",
+            "job.artifacts_list",
+        ),
+        (
+            "container_registry",
+            "delete old image tags in registry repository 5",
+            "container_registry.tags_bulk_delete",
+        ),
+    ] {
+        assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
+    }
+}
+
+/// The action a search ranks first for `query` when no request for `domain` is known.
+fn first_on_arrival(domain: &str, query: &str) -> &'static str {
+    let prefix = format!("{domain}.");
+    let prepared = Prepared::built_in_without_requests_for(|id| !id.starts_with(&prefix));
+    let index = Index::assemble(Policy::default().visible(), Arc::new(prepared));
+    let found = index.find(&FindRequest {
+        query: query.to_owned(),
+        limit: 5,
+        explain: false,
+    });
+    found.hits[0].action.id
 }
 
 #[test]
