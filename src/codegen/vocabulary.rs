@@ -40,10 +40,14 @@ pub struct ActionVocabulary {
 /// path-like name (`acme/web`, the container a request is about).
 pub const REFERENCE_KINDS: &[&str] = &["!", "#", "@", "sha", "file", "path"];
 
-/// The operation an action's method and result imply.
-pub fn implied_operation(def: &ActionDef) -> &'static str {
+/// The operation an action's method, result and name imply: a read whose name ends in
+/// `list` lists, even when GitLab answers one object (`job.artifacts_list`: the archive,
+/// with its files).
+pub fn implied_operation(name: &str, def: &ActionDef) -> &'static str {
     match def.method() {
-        Method::Get if def.output.list.is_some() => "list",
+        Method::Get if def.output.list.is_some() || name.rsplit('_').next() == Some("list") => {
+            "list"
+        }
         Method::Get => "get",
         Method::Post => "create",
         Method::Put | Method::Patch => "update",
@@ -62,12 +66,12 @@ pub fn operation_words(manifest: &Manifest) -> BTreeMap<String, BTreeSet<String>
             .extend(list.iter().cloned());
     }
     for (_, file) in &manifest.domains {
-        for def in file.actions.values() {
+        for (name, def) in &file.actions {
             let operation = def
                 .vocabulary
                 .operation
                 .clone()
-                .unwrap_or_else(|| implied_operation(def).to_owned());
+                .unwrap_or_else(|| implied_operation(name, def).to_owned());
             words
                 .entry(operation)
                 .or_default()
@@ -153,7 +157,7 @@ pub fn action(
             }
             operation.clone()
         }
-        None => implied_operation(def).to_owned(),
+        None => implied_operation(name, def).to_owned(),
     };
     if operation_words
         .get(&operation)
