@@ -599,8 +599,7 @@ impl Index {
                 .iter()
                 .filter(|(word, operation)| {
                     *operation == document.operation
-                        && !document.verbs.contains(word)
-                        && !self.lexicon.verb_asks_in(word, *operation, document.domain)
+                        && !asks_here(&self.lexicon, document, word, *operation)
                 })
                 .count() as i64;
             let votes = (intent.votes(document.operation) - out_of_scope).max(0);
@@ -817,9 +816,15 @@ fn asks_for_operation(lexicon: &Lexicon, reading: &Reading, document: &Document)
         .filter(|(_, operation)| *operation == document.operation)
         .peekable();
     words.peek().is_none()
-        || words.any(|(word, operation)| {
-            document.verbs.contains(word) || lexicon.verb_asks_in(word, *operation, document.domain)
-        })
+        || words.any(|(word, operation)| asks_here(lexicon, document, word, *operation))
+}
+
+/// Whether `word` (a stem), which asks for `operation`, asks for it of this action: it is
+/// one of the action's own verbs, or it asks for the operation in the action's domain
+/// (`Lexicon::verb_asks_in`).
+fn asks_here(lexicon: &Lexicon, document: &Document, word: &str, operation: usize) -> bool {
+    document.verbs.iter().any(|verb| verb == word)
+        || lexicon.verb_asks_in(word, operation, document.domain)
 }
 
 /// Whether a request names the action's domain or object with an exact (not misspelt)

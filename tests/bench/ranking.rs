@@ -53,11 +53,12 @@ fn main() {
         }
         ["holdout"] => {
             let index = Index::new(&gitlab_mcp::policy::Policy::default());
-            for file in ["holdout", "holdout-fresh"] {
-                let path = format!("{}/tests/search/{file}.tsv", env!("CARGO_MANIFEST_DIR"));
-                let text = std::fs::read_to_string(&path).expect("a holdout file");
-                let requests: Vec<_> = parse_requests(&text).collect();
-                print_score(file, arrival::rank_with(&requests, |r| index.find(r), miss));
+            let holdouts = arrival::request_files("tests/search", |name| {
+                matches!(name, "holdout" | "holdout-fresh")
+            });
+            for (name, text) in &holdouts {
+                let requests: Vec<_> = parse_requests(text).collect();
+                print_score(name, arrival::rank_with(&requests, |r| index.find(r), miss));
             }
         }
         ["batch", last] => {
