@@ -53,7 +53,9 @@ struct Scratch {
     scores: Vec<f64>,
     /// By request: how many of the query's terms it shares.
     shared: Vec<u8>,
+    /// The requests touched, in `touched[..touched_count]` (sized like `scores`).
     touched: Vec<u32>,
+    touched_count: usize,
     /// By table action: its three nearest requests (score, request).
     nearest: Vec<[(f64, u32); 3]>,
     reached: Vec<u32>,
@@ -206,24 +208,36 @@ impl Examples {
             scores,
             shared,
             touched,
+            touched_count: stored_count,
             nearest,
             reached,
             profile,
         } = scratch;
+        // Both loops are free of branches on the data: whether a request was reached
+        // before is as good as random, and mispredicting it was most of their time.
+        let mut touched_count = 0;
         for list in lists {
-            let only_reached = has_rare && list.len() >= common;
-            for (request, weight) in list.iter() {
-                let score = &mut scores[request as usize];
-                if *score == 0.0 {
-                    if only_reached {
-                        continue;
-                    }
-                    touched.push(request);
+            if has_rare && list.len() >= common {
+                for (request, weight) in list.iter() {
+                    let request = request as usize;
+                    let reached = scores[request] != 0.0;
+                    scores[request] += if reached { weight } else { 0.0 };
+                    shared[request] = shared[request].saturating_add(u8::from(reached));
                 }
-                *score += weight;
-                shared[request as usize] = shared[request as usize].saturating_add(1);
+            } else {
+                for (request, weight) in list.iter() {
+                    // Written at the end of the touched list every time, kept (by moving
+                    // the end on) only the first time: a request is touched once, so the
+                    // list never outgrows the requests.
+                    touched[touched_count] = request;
+                    touched_count += usize::from(scores[request as usize] == 0.0);
+                    scores[request as usize] += weight;
+                    shared[request as usize] = shared[request as usize].saturating_add(1);
+                }
+                *stored_count = touched_count;
             }
         }
+        let touched = &touched[..touched_count];
         // Each action's three nearest requests.
         for &request in touched.iter() {
             let score = scores[request as usize];
@@ -348,6 +362,8 @@ impl Scratch {
         if self.scores.len() < requests {
             self.scores.resize(requests, 0.0);
             self.shared.resize(requests, 0);
+            // One more than the requests: the last write may land past the last request.
+            self.touched.resize(requests + 1, 0);
         }
         if self.nearest.len() < actions {
             self.nearest.resize(actions, [(0.0, u32::MAX); 3]);
@@ -357,10 +373,11 @@ impl Scratch {
 
     /// Back to all zeroes, clearing only what the search touched.
     fn clear(&mut self) {
-        for request in self.touched.drain(..) {
+        for &request in &self.touched[..self.touched_count] {
             self.scores[request as usize] = 0.0;
             self.shared[request as usize] = 0;
         }
+        self.touched_count = 0;
         for action in self.reached.drain(..) {
             self.nearest[action as usize] = [(0.0, u32::MAX); 3];
         }

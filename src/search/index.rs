@@ -5,7 +5,11 @@
 //! index over it, one per policy (per token over HTTP); a search then touches only the
 //! actions its words and intent reach.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+// foldhash (hashbrown's default) over SipHash: a search looks up every word of a request
+// several times, in maps of catalog words nobody outside can choose.
+use hashbrown::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use super::examples::Examples;
@@ -320,6 +324,8 @@ impl Prepared {
                 container: container(action).and_then(|name| lexicon.domain_id(name)),
             });
         }
+        // It borrows the lexicon, which moves into the index below.
+        drop(lexicon_spellings);
         let by_id: HashMap<&'static str, usize> = lexicon
             .actions
             .iter()

@@ -12,7 +12,7 @@
 //! Entries are keyed by the stems of their words, so plurals and inflections meet. Phrases
 //! are matched over whole words, leftmost and longest first.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use super::words::{stem, units};
 use crate::catalog::{Action, DomainInfo, Vocabulary};

@@ -4,7 +4,7 @@
 //! share of the request's known words an action explains. Only the actions some word or
 //! the intent reaches are scored.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use super::Hit;
 use super::index::{Document, Index};
