@@ -18,7 +18,7 @@ use super::lexicon::Lexicon;
 use super::rank::{Class, Query, Reading};
 use super::tokens::{self, Role};
 use super::words::{self, stem};
-use super::{FindRequest, Found};
+use super::{FindRequest, Found, Word};
 use crate::catalog::{self, Action, DomainInfo, Location, ParamSpec, ParamType, Vocabulary};
 use crate::policy::Policy;
 use crate::text::edit_distance;
@@ -47,9 +47,9 @@ pub struct Document {
     /// The terms that name it (in its domain, its name or its tags) → the strongest of
     /// those classes; the postings hold every term, and a ranking asks a document only
     /// whether a word names it, so the rest would be a second copy of every action's words.
-    pub terms: HashMap<String, Class>,
+    pub terms: HashMap<Word, Class>,
     /// Stems of the words of its tags and title that ask for an operation.
-    pub verbs: Vec<String>,
+    pub verbs: Vec<Word>,
     /// Some known request (`actions/requests/`) asks for it.
     pub asked_for: bool,
     /// The part of its domain its name says it works on (`reaction` for
@@ -63,11 +63,11 @@ pub struct Index {
     /// The lexicon, through the prepared catalog it belongs to.
     pub(super) lexicon: LexiconOf,
     /// Term → (document, strongest class), in document order.
-    pub(super) postings: HashMap<String, Vec<(u32, Class)>>,
+    pub(super) postings: HashMap<Word, Vec<(u32, Class)>>,
     /// Tags of more than one word, by the stem of their first: (document, stems).
-    pub(super) tag_phrases: HashMap<String, Vec<(u32, Vec<String>)>>,
+    pub(super) tag_phrases: HashMap<Word, Vec<(u32, Vec<Word>)>>,
     /// Exact ids, tool names and aliases → (document, is an alias).
-    pub(super) ids: HashMap<String, (u32, bool)>,
+    pub(super) ids: HashMap<Word, (u32, bool)>,
     /// Documents by operation, object and domain: the ones an intent alone can reach.
     pub(super) by_operation: HashMap<usize, Vec<u32>>,
     pub(super) by_object: HashMap<usize, Vec<u32>>,
@@ -77,9 +77,9 @@ pub struct Index {
     pub(super) action_documents: Vec<Option<u32>>,
     /// Terms that name a thing an action works on (in an id, a tag or a title), not only a
     /// parameter or a word of a description.
-    things: HashSet<String>,
+    things: HashSet<Word>,
     /// Words as the catalog and its vocabulary spell them, for typo matching.
-    spellings: BTreeSet<String>,
+    spellings: BTreeSet<Word>,
     /// The domains of the offered actions, in catalog order.
     domains: Vec<usize>,
     /// Domains some offered action's path is scoped by (`project`, `group`).
@@ -105,17 +105,17 @@ pub struct Prepared {
 
 struct PreparedAction {
     /// Stems of the words of its tags and title that ask for an operation.
-    verbs: Vec<String>,
+    verbs: Vec<Word>,
     /// Term → strongest class, from every text but the parameters, by term (a list: it is
     /// only ever copied into an index, never looked up).
-    terms: Vec<(String, Class)>,
+    terms: Vec<(Word, Class)>,
     /// Each parameter's name and its terms: whether a parameter counts depends on how many
     /// of the visible actions have it.
-    params: Vec<(&'static str, Vec<String>)>,
+    params: Vec<(&'static str, Vec<Word>)>,
     /// Tags of more than one word, as stems.
-    tag_phrases: Vec<Vec<String>>,
+    tag_phrases: Vec<Vec<Word>>,
     /// Words of its texts the typo fallback may read a misspelling as.
-    spellings: Vec<String>,
+    spellings: Vec<Word>,
     objects: Vec<usize>,
     /// `Document::part`.
     part: Option<usize>,
@@ -217,22 +217,21 @@ impl Prepared {
         // the action's own operation.
         let mut generic: HashMap<String, bool> = HashMap::new();
         // Looked up for every spelling of every action.
-        let lexicon_spellings: HashSet<&str> =
-            lexicon.spellings.iter().map(String::as_str).collect();
+        let lexicon_spellings: HashSet<&str> = lexicon.spellings.iter().map(Word::as_str).collect();
         let mut prepared = Vec::with_capacity(actions.len());
         for action in &lexicon.actions {
-            let mut terms: HashMap<String, Class> = HashMap::new();
+            let mut terms: HashMap<Word, Class> = HashMap::new();
             // The typo fallback may read a misspelling as any word of these same texts.
-            let mut spellings: Vec<String> = Vec::new();
+            let mut spellings: Vec<Word> = Vec::new();
             // The words of its tags and title that say what it does ("remove" in "Remove an
             // issue's time estimate"), whatever operation the vocabulary gives them.
-            let mut verbs: Vec<String> = Vec::new();
+            let mut verbs: Vec<Word> = Vec::new();
             let mut add = |words: &[String], class: Class| {
                 spellings.extend(
                     words
                         .iter()
                         .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic))
-                        .cloned(),
+                        .map(Word::from),
                 );
                 for word in words {
                     if matches!(class, Class::Tag | Class::Title) {
@@ -243,9 +242,9 @@ impl Prepared {
                                 })
                         });
                         if is_generic {
-                            let stemmed = stem(word);
+                            let stemmed = Word::from(stem(word));
                             if !intent::is_neutral(word)
-                                && !domain_words.contains(&stemmed)
+                                && !domain_words.contains(stemmed.as_str())
                                 && !verbs.contains(&stemmed)
                             {
                                 verbs.push(stemmed);
@@ -253,7 +252,7 @@ impl Prepared {
                             continue;
                         }
                     }
-                    upgrade(&mut terms, stem(word), class);
+                    upgrade(&mut terms, stem(word).into(), class);
                 }
             };
             add(
@@ -265,7 +264,7 @@ impl Prepared {
             for tag in action.tags {
                 let tag_words = words::words(tag);
                 if tag_words.len() > 1 {
-                    tag_phrases.push(tag_words.iter().map(|w| stem(w)).collect());
+                    tag_phrases.push(tag_words.iter().map(|w| Word::from(stem(w))).collect());
                 }
                 add(&tag_words, Class::Tag);
             }
@@ -275,9 +274,16 @@ impl Prepared {
                 .params
                 .iter()
                 .map(|param| {
-                    let mut stems = words::stems(&param.name.replace('_', " "));
+                    let mut stems: Vec<Word> = words::stems(&param.name.replace('_', " "))
+                        .into_iter()
+                        .map(Word::from)
+                        .collect();
                     for value in param.values {
-                        stems.extend(words::stems(&value.replace('_', " ")));
+                        stems.extend(
+                            words::stems(&value.replace('_', " "))
+                                .into_iter()
+                                .map(Word::from),
+                        );
                     }
                     stems.shrink_to_fit();
                     (param.name, stems)
@@ -310,7 +316,7 @@ impl Prepared {
             spellings.dedup();
             spellings.retain(|w| !lexicon_spellings.contains(w.as_str()));
             spellings.shrink_to_fit();
-            let mut terms: Vec<(String, Class)> = terms.into_iter().collect();
+            let mut terms: Vec<(Word, Class)> = terms.into_iter().collect();
             terms.sort_unstable();
             verbs.shrink_to_fit();
             prepared.push(PreparedAction {
@@ -361,7 +367,7 @@ impl std::ops::Deref for LexiconOf {
 }
 
 /// Keeps the strongest class a term appears in.
-fn upgrade(terms: &mut HashMap<String, Class>, term: String, class: Class) {
+fn upgrade(terms: &mut HashMap<Word, Class>, term: Word, class: Class) {
     let entry = terms.entry(term).or_insert(class);
     if class.points() > entry.points() {
         *entry = class;
@@ -438,7 +444,7 @@ impl Index {
             let operation = lexicon
                 .operation_id(action.vocabulary.operation)
                 .unwrap_or_default();
-            let mut terms: HashMap<String, Class> = part.terms.iter().cloned().collect();
+            let mut terms: HashMap<Word, Class> = part.terms.iter().cloned().collect();
             for (_, stems) in part.params.iter().filter(|(name, _)| !common(name)) {
                 for term in stems {
                     upgrade(&mut terms, term.clone(), Class::Param);
@@ -452,10 +458,10 @@ impl Index {
                     .push((id, phrase.clone()));
             }
             index.spellings.extend(part.spellings.iter().cloned());
-            index.ids.insert(action.id.to_owned(), (id, false));
-            index.ids.insert(action.tool_name(), (id, false));
+            index.ids.insert(action.id.into(), (id, false));
+            index.ids.insert(action.tool_name().into(), (id, false));
             for alias in action.aliases {
-                index.ids.entry((*alias).to_owned()).or_insert((id, true));
+                index.ids.entry((*alias).into()).or_insert((id, true));
             }
             for (term, class) in &terms {
                 index
@@ -547,7 +553,7 @@ impl Index {
     fn knows(&self, word: &str) -> bool {
         let stemmed = stem(word);
         self.spellings.contains(word)
-            || self.postings.contains_key(&stemmed)
+            || self.postings.contains_key(stemmed.as_str())
             || self.lexicon.knows_stem(&stemmed)
             || self.lexicon.lookup(word).is_some()
             || words::is_stop_word(word)
@@ -574,7 +580,10 @@ impl Index {
         let first = word.chars().next()?;
         let from = first.to_string();
         self.spellings
-            .range(from..)
+            .range::<str, _>((
+                std::ops::Bound::Included(from.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
             .take_while(|known| known.starts_with(first))
             .filter(|known| known.chars().count().abs_diff(length) <= allowed)
             .filter(|known| !word.starts_with(known.as_str()))
@@ -593,7 +602,7 @@ impl Index {
                     *known,
                 )
             })
-            .map(|(_, known)| known.clone())
+            .map(|(_, known)| known.to_string())
     }
 
     /// Reads a request (or one clause of it): misspellings corrected, phrases grouped, each
@@ -627,7 +636,7 @@ impl Index {
             .collect();
         let known = terms
             .iter()
-            .filter(|q| self.postings.contains_key(&q.stemmed) || q.has_meaning())
+            .filter(|q| self.postings.contains_key(q.stemmed.as_str()) || q.has_meaning())
             .count();
         let stems = units
             .iter()
@@ -739,7 +748,7 @@ impl Index {
                 !q.context
                     && !q.typo
                     && !q.has_meaning()
-                    && !self.things.contains(&q.stemmed)
+                    && !self.things.contains(q.stemmed.as_str())
                     && !intent::is_neutral(&q.word)
                     && q.word.chars().all(char::is_alphabetic)
             })
@@ -782,7 +791,7 @@ impl Index {
             for known in &self.spellings {
                 let distance = edit_distance(word, known);
                 if distance <= 2 && known != word {
-                    near.push((distance, known.clone()));
+                    near.push((distance, known.to_string()));
                 }
             }
         }

@@ -14,6 +14,7 @@
 
 use hashbrown::{HashMap, HashSet};
 
+use super::Word;
 use super::words::{stem, units};
 use crate::catalog::{Action, DomainInfo, Vocabulary};
 
@@ -97,16 +98,16 @@ pub struct Lexicon {
     /// Every action whose vocabulary was read (phrases name them by index).
     pub actions: Vec<&'static Action>,
     /// Single words as declared.
-    words: HashMap<String, Entry>,
+    words: HashMap<Word, Entry>,
     /// Single words by stem: every declared word with that stem, merged (`comments` finds
     /// `comment`; `files`, declared on its own, keeps its own meaning).
-    stems: HashMap<String, Entry>,
+    stems: HashMap<Word, Entry>,
     /// Phrases by the stem of their first word: (stems, entry), longest first.
-    phrases: HashMap<String, Vec<(Vec<String>, Entry)>>,
+    phrases: HashMap<Word, Vec<(Vec<Word>, Entry)>>,
     /// Reference kind (`!`, `#`, `@`, `sha`, `file`) → what it names, per domain.
     references: HashMap<String, Vec<ReferenceMeaning>>,
     /// Every word the vocabulary spells out, for the typo fallback.
-    pub spellings: Vec<String>,
+    pub spellings: Vec<Word>,
     /// Words an action gave one of the operations every domain shares, which shared.yaml
     /// does not: (stem, operation) → the domains whose actions gave it.
     scoped_verbs: HashMap<(String, usize), Vec<usize>>,
@@ -302,7 +303,7 @@ impl Lexicon {
             .map(|object| {
                 lexicon
                     .stems
-                    .get(object)
+                    .get(object.as_str())
                     .map(|entry| entry.meaning.domains.clone())
                     .unwrap_or_default()
             })
@@ -372,12 +373,12 @@ impl Lexicon {
             words
                 .iter()
                 .filter(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
-                .cloned(),
+                .map(Word::from),
         );
-        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        let stems: Vec<Word> = words.iter().map(|w| Word::from(stem(w))).collect();
         let entry = match stems.as_slice() {
             [] => return,
-            [_] => self.words.entry(words[0].clone()).or_default(),
+            [_] => self.words.entry(Word::from(&words[0])).or_default(),
             [first, ..] => {
                 let phrases = self.phrases.entry(first.clone()).or_default();
                 let at = match phrases.iter().position(|(s, _)| *s == stems) {
@@ -407,7 +408,7 @@ impl Lexicon {
     fn index_stems(&mut self) {
         self.stems.clear();
         for (word, entry) in &self.words {
-            let merged = self.stems.entry(stem(word)).or_default();
+            let merged = self.stems.entry(Word::from(stem(word))).or_default();
             merged.meaning.add(&entry.meaning);
             for verb in &entry.verbs {
                 if !merged.verbs.contains(verb) {
@@ -424,7 +425,11 @@ impl Lexicon {
     pub fn lookup(&self, word: &str) -> Option<(Meaning, bool)> {
         let stemmed = stem(word);
         let plural = stemmed != word && word.ends_with('s');
-        let (entry, plural) = match self.words.get(word).or_else(|| self.stems.get(&stemmed)) {
+        let (entry, plural) = match self
+            .words
+            .get(word)
+            .or_else(|| self.stems.get(stemmed.as_str()))
+        {
             Some(entry) => (entry, plural),
             // Short words keep their `s` in the stemmer: `mrs`, `prs`.
             None => {
@@ -454,7 +459,7 @@ impl Lexicon {
     /// `open a`, is kept).
     pub fn phrase_at(&self, words: &[String], at: usize) -> Option<(usize, Meaning)> {
         let first = stem(words.get(at)?);
-        let candidates = self.phrases.get(&first)?;
+        let candidates = self.phrases.get(first.as_str())?;
         candidates.iter().find_map(|(stems, entry)| {
             let end = phrase_end(stems, words, at)?;
             Some((end - at, self.resolve(entry, &words[at..end].join(" "))))
@@ -484,7 +489,7 @@ impl Lexicon {
 const ARTICLES: &[&str] = &["the", "a", "an"];
 
 /// Where a phrase (`stems`) that starts at `words[at]` ends in `words`, if it is there.
-fn phrase_end(stems: &[String], words: &[String], at: usize) -> Option<usize> {
+fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
     let (mut phrase, mut word) = (0, at);
     while phrase < stems.len() {
         let expected = &stems[phrase];

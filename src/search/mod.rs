@@ -24,6 +24,10 @@ mod words;
 
 use crate::catalog::Action;
 
+/// A word the index keeps for the process's life: a search index holds some hundred
+/// thousand of them, nearly all short enough to be kept inline, without an allocation each.
+type Word = smol_str::SmolStr;
+
 pub use index::{Index, Prepared};
 pub use known::{KnownRequest, parse as parse_requests};
 pub use words::stem;

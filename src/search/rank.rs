@@ -209,7 +209,7 @@ impl Index {
     ) -> (Vec<Hit>, i64) {
         let mut scores: Vec<Scored> = self.score(reading, explain);
         // The request is an id, a tool name or an alias.
-        if let Some((document, alias)) = self.ids.get(&query.to_lowercase()) {
+        if let Some((document, alias)) = self.ids.get(query.to_lowercase().as_str()) {
             let (score, reason) = if *alias {
                 (ALIAS, "action alias")
             } else {
@@ -456,7 +456,7 @@ impl Index {
         let mut seen: HashSet<&str> = HashSet::new();
         for term in &reading.terms {
             for (candidate, (text, factor, _)) in term.candidates.iter().enumerate() {
-                let Some(postings) = self.postings.get(text) else {
+                let Some(postings) = self.postings.get(text.as_str()) else {
                     continue;
                 };
                 for (document, class) in postings {
@@ -512,8 +512,8 @@ impl Index {
         let mut phrased: Vec<u32> = Vec::new();
         let mut in_phrase = vec![false; count];
         for (at, first) in reading.stems.iter().enumerate() {
-            for (document, phrase) in self.tag_phrases.get(first).into_iter().flatten() {
-                if reading.stems[at..].starts_with(phrase) && !in_phrase[*document as usize] {
+            for (document, phrase) in self.tag_phrases.get(first.as_str()).into_iter().flatten() {
+                if starts_with(&reading.stems[at..], phrase) && !in_phrase[*document as usize] {
                     in_phrase[*document as usize] = true;
                     phrased.push(*document);
                 }
@@ -607,7 +607,11 @@ impl Index {
             if votes > 0 {
                 points += VERB_MATCH * votes / most;
                 say(format!("asks to {operation}"));
-            } else if intent.verb_words.iter().any(|w| document.verbs.contains(w)) {
+            } else if intent
+                .verb_words
+                .iter()
+                .any(|w| document.verbs.iter().any(|v| v == w))
+            {
                 // "remove the estimate" asks for what "Remove an issue's time estimate"
                 // does, whatever operation the vocabulary calls it.
                 points += VERB_MATCH / most;
@@ -666,7 +670,10 @@ impl Index {
             let object = &self.lexicon.objects[*object];
             intent.verb_words.iter().any(|verb| {
                 verb == object
-                    || names_as_verb(verb, object) && document.verbs.contains(&super::stem(verb))
+                    || names_as_verb(verb, object) && {
+                        let stemmed = super::stem(verb);
+                        document.verbs.iter().any(|v| *v == stemmed)
+                    }
             })
         };
         if !document.objects.is_empty() {
@@ -836,7 +843,7 @@ fn names_exactly(reading: &Reading, document: &Document) -> bool {
         .filter(|q| !q.typo && !q.context)
         .any(|q| {
             q.candidates.iter().any(|(term, ..)| {
-                document.terms.get(term).is_some_and(|class| {
+                document.terms.get(term.as_str()).is_some_and(|class| {
                     matches!(class, Class::Domain | Class::Action | Class::Tag)
                 })
             })
@@ -855,6 +862,11 @@ fn names_as_verb(verb: &str, object: &str) -> bool {
     let doubled = verb.chars().last().map(|c| format!("{c}ed"));
     matches!(rest, "" | "d" | "ed" | "ion" | "ation")
         || (!rest.is_empty() && doubled.as_deref() == Some(rest))
+}
+
+/// Whether `words` begins with `phrase`.
+fn starts_with(words: &[String], phrase: &[super::Word]) -> bool {
+    words.len() >= phrase.len() && words.iter().zip(phrase).all(|(w, p)| w == p)
 }
 
 fn names_domain(document: &Document, term: &str) -> bool {
