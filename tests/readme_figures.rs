@@ -128,10 +128,16 @@ fn benchmark_table(b: &str) -> Result<String, String> {
         ],
         [
             format!(
-                "memory (RSS) after tools/list, after {} calls",
-                thousands(memory.header[1].trim_start_matches("after "))?
+                "memory (RSS) after tools/list, at rest, after {} calls",
+                thousands(
+                    memory
+                        .header
+                        .get(2)
+                        .ok_or("the Memory table has no column after the calls")?
+                        .trim_start_matches("after ")
+                )?
             ),
-            format!("{}, {}", memory.rows[0][0], memory.rows[0][1]),
+            memory.rows[0].join(", "),
             not_measured(),
         ],
         [

@@ -1,7 +1,9 @@
 //! The individual surface: one tool per action, named `gitlab_<domain>_<action>`.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+
+// foldhash, not SipHash: the keys are every schema's whole text, a megabyte and more.
+use hashbrown::HashMap;
 
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
