@@ -64,14 +64,43 @@ fn in_word(c: char) -> bool {
 }
 
 /// The words of a text, lower case, in order, stop words kept: `checkout -b` is
-/// `checkout`, `b`; `ci/cd` is `ci`, `cd`; `bob's` is `bob`.
+/// `checkout`, `b`; `ci/cd` is `ci`, `cd`; `bob's` is `bob`; `i'm` is `i`, `am` (so that
+/// "projects I'm in" meets a phrase "i am in"). A typographic apostrophe (`I’m`, as phones
+/// and word processors write it) is an apostrophe.
 pub fn units(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split(|c: char| !in_word(c))
-        .map(|w| w.strip_suffix("'s").unwrap_or(w).trim_matches('\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let text = text.to_lowercase().replace('’', "'");
+    let mut units = Vec::new();
+    for word in text.split(|c: char| !in_word(c)) {
+        let word = word.strip_suffix("'s").unwrap_or(word).trim_matches('\'');
+        if word.is_empty() {
+            continue;
+        }
+        match contraction(word) {
+            Some((head, verb)) => {
+                units.push(head.to_owned());
+                units.push(verb.to_owned());
+            }
+            None => units.push(word.to_owned()),
+        }
+    }
+    units
+}
+
+/// A pronoun and its verb run together (`i'm`, `we're`, `you've`, `they'll`, `i'd`), apart.
+/// A negation (`don't`) stays one word: read as `not`, it would negate what follows it,
+/// which is seldom what was meant ("I don't see the pipeline for main").
+fn contraction(word: &str) -> Option<(&str, &'static str)> {
+    const VERBS: &[(&str, &str)] = &[
+        ("'m", "am"),
+        ("'re", "are"),
+        ("'ve", "have"),
+        ("'ll", "will"),
+        ("'d", "would"),
+    ];
+    VERBS.iter().find_map(|(ending, verb)| {
+        let head = word.strip_suffix(ending)?;
+        (!head.is_empty() && head.chars().all(char::is_alphabetic)).then_some((head, *verb))
+    })
 }
 
 /// The words of a text that can carry meaning: no stop words, no single letters.
@@ -156,6 +185,11 @@ mod tests {
         assert_eq!(units("git checkout -b x"), ["git", "checkout", "b", "x"]);
         assert_eq!(units("TCP/IP"), ["tcp", "ip"]);
         assert_eq!(units("+1 on bob's MR"), ["+1", "on", "bob", "mr"]);
+        assert_eq!(units("projects I’m in"), ["projects", "i", "am", "in"]);
+        assert_eq!(
+            units("we've got it, don't"),
+            ["we", "have", "got", "it", "don't"]
+        );
         assert_eq!(
             words("Show me the open pull requests, please"),
             ["show", "me", "open", "pull", "requests"]
