@@ -155,19 +155,25 @@ fn main() {
     print!("{}", report.text);
     if write {
         let header = "# Benchmarks\n\nProduced by `cargo bench --bench report -- --write` (source: `tests/bench/main.rs`); rerun it to refresh every figure. Before it, `npm run side-by-side` (in `tests/clients/node`; it also writes the four-task sessions), `cargo bench --bench load -- --write`, `.ci/scale-rehearsal --write`, `.ci/bench-build` and `.ci/bench-quickstart` write the side-by-side, HTTP load, scale, release-build and quick-start sections it appends.\n";
-        let extra = |name: &str| {
+        let current =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/BENCHMARKS.md"))
+                .unwrap_or_default();
+        // What another command wrote this time (`target/NAME`), or else its section as
+        // BENCHMARKS.md has it now: a fresh clone or machine has none of those files, and
+        // the sections must not vanish for that.
+        let extra = |name: &str, section: &str| {
             std::fs::read_to_string(format!("{}/target/{name}", env!("CARGO_MANIFEST_DIR")))
-                .unwrap_or_default()
+                .unwrap_or_else(|_| carried_over(&current, section))
         };
         let text = format!(
             "{header}{}{}{}{}{}{}{}",
             report.text,
-            extra("side-by-side.md"),
-            extra("sessions.md"),
-            extra("load.md"),
-            extra("scale.md"),
-            extra("bench-build.md"),
-            extra("bench-quickstart.md")
+            extra("side-by-side.md", "Side by side"),
+            extra("sessions.md", "A session of four everyday tasks"),
+            extra("load.md", "HTTP under load"),
+            extra("scale.md", "Scale rehearsal"),
+            extra("bench-build.md", "Release build"),
+            extra("bench-quickstart.md", "Quick start")
         );
         std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/BENCHMARKS.md"), &text)
             .expect("BENCHMARKS.md is writable");
@@ -182,6 +188,17 @@ fn main() {
             Err(problem) => eprintln!("README.md figures not rewritten: {problem}"),
         }
     }
+}
+
+/// The section of `text` whose title starts with `title`, from its heading to the next one
+/// (empty when there is none).
+fn carried_over(text: &str, title: &str) -> String {
+    let Some(start) = text.find(&format!("\n## {title}")) else {
+        return String::new();
+    };
+    let rest = &text[start + 1..];
+    let end = rest.find("\n## ").unwrap_or(rest.len());
+    format!("\n{}", &rest[..end])
 }
 
 #[derive(Default)]
