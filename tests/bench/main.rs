@@ -18,6 +18,9 @@ mod readme_figures;
 #[path = "../search/arrival.rs"]
 mod arrival;
 
+mod measure;
+use measure::{median, ms, us};
+
 const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
 const STARTUP_RUNS: usize = 30;
 const CALL_RUNS: usize = 200;
@@ -229,21 +232,8 @@ impl Report {
     }
 }
 
-fn ms(duration: Duration) -> String {
-    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
-}
-
-fn us(duration: Duration) -> String {
-    format!("{:.1} µs", duration.as_secs_f64() * 1e6)
-}
-
 fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
-}
-
-fn median(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values[values.len() / 2]
 }
 
 fn machine() -> String {

@@ -4,10 +4,13 @@
 //! time to build the index (the first find pays it) and the latency of a find over the
 //! known requests (`actions/requests/`) and the holdout, without the process or the protocol around it.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gitlab_mcp::catalog::{self, Action, DomainInfo};
 use gitlab_mcp::search::{FindRequest, Index};
+
+mod measure;
+use measure::{median, ms, us};
 
 const BUILDS: usize = 5;
 const ROUNDS: usize = 5;
@@ -111,18 +114,4 @@ fn queries() -> Vec<String> {
         found.extend(gitlab_mcp::search::parse_requests(&text).map(|k| k.request.to_owned()));
     }
     found
-}
-
-fn median(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values[values.len() / 2]
-}
-
-fn ms(duration: Duration) -> String {
-    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
-}
-
-/// A find is measured in microseconds: in milliseconds two places hide a 10% change.
-fn us(duration: Duration) -> String {
-    format!("{:.1} µs", duration.as_secs_f64() * 1e6)
 }
