@@ -16,6 +16,9 @@ wheel="${wheels[0]}"
 
 work="$root/target/packaging/check-wheel"
 rm -rf "$work"
+# The venv and uv's cache and tool dir each hold a copy of the binary: gone when this ends,
+# however it ends (a CI machine's disk may be nearly full already).
+trap 'rm -rf "$work"' EXIT
 "$PYTHON" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index "$wheel"
 installed="$(PATH="$work/venv/bin:/usr/bin:/bin" command -v gitlab-mcp)"

@@ -8,8 +8,8 @@
 //! dispatcher's repair answers teach what a call got wrong.
 //!
 //! A meta tool is read-only only if every action it offers is, destructive if any is, so
-//! its annotations never promise more safety than its riskiest action has; only what
-//! differs from the spec's defaults (a write that may be destructive) is sent.
+//! its annotations never promise more safety than its riskiest action has (all four hints
+//! are sent, as on every surface).
 
 use serde_json::{Map, Value, json};
 

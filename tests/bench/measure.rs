@@ -1,4 +1,5 @@
-//! How the benchmarks write down what they timed, shared by the report and the search bench.
+//! How the benchmarks write down what they timed, shared by the report, the search bench
+//! and the load test.
 
 use std::time::Duration;
 

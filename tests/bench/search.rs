@@ -12,6 +12,11 @@ use gitlab_mcp::search::{FindRequest, Index};
 mod measure;
 use measure::{median, ms, us};
 
+// Only its request files are read here; the trials are the ranking bench's.
+#[allow(dead_code)]
+#[path = "../search/arrival.rs"]
+mod arrival;
+
 const BUILDS: usize = 5;
 const ROUNDS: usize = 5;
 
@@ -97,20 +102,15 @@ fn grown(wanted: usize) -> (Vec<&'static Action>, Vec<&'static DomainInfo>) {
     (actions, domains)
 }
 
+/// Every known request, then the holdout's: the same files the ranking bench reads.
 fn queries() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("actions/requests"))
+    let files = arrival::request_files("actions/requests", |_| true)
         .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
-        .collect();
-    files.sort();
-    files.push(root.join("tests/search/holdout.tsv"));
+        .chain(arrival::request_files("tests/search", |name| {
+            name == "holdout"
+        }));
     let mut found = Vec::new();
-    for path in files {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+    for (_, text) in files {
         found.extend(gitlab_mcp::search::parse_requests(&text).map(|k| k.request.to_owned()));
     }
     found

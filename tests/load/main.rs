@@ -29,6 +29,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+// Only `ms` is needed here: the load test writes its own percentiles.
+#[allow(dead_code)]
+#[path = "../bench/measure.rs"]
+mod measure;
+use measure::ms;
+
 const BINARY: &str = env!("CARGO_BIN_EXE_gitlab-mcp");
 const USERS: usize = 32;
 const PROTOCOL: &str = "2025-11-25";
@@ -635,10 +641,6 @@ where
             outputs
         })
         .await
-}
-
-fn ms(duration: Duration) -> String {
-    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
 }
 
 /// The server's resident memory in KiB.
