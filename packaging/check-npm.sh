@@ -19,6 +19,9 @@ for tarball in "${tarballs[@]}"; do [ -f "$tarball" ] || die "no $tarball"; done
 
 project="$root/target/packaging/check-npm"
 rm -rf "$project"
+# The installed platform package holds a copy of the binary: gone when this ends, however
+# it ends (as check-wheel.sh's venv).
+trap 'rm -rf "$project"' EXIT
 mkdir -p "$project"
 echo '{ "private": true }' >"$project/package.json"
 (cd "$project" && npm install --offline --no-audit --no-fund --loglevel=error "${tarballs[@]}")
