@@ -5,8 +5,6 @@
 //! index over it, one per policy (per token over HTTP); a search then touches only the
 //! actions its words and intent reach.
 
-use std::collections::BTreeSet;
-
 // foldhash (hashbrown's default) over SipHash: a search looks up every word of a request
 // several times, in maps of catalog words nobody outside can choose.
 use hashbrown::{HashMap, HashSet};
@@ -44,10 +42,11 @@ pub struct Document {
     /// The domain its path is scoped by, by the path's first segment (`project` for
     /// `/projects/{project_id}/...`), if any.
     pub container: Option<usize>,
-    /// The terms that name it (in its domain, its name or its tags) → the strongest of
-    /// those classes; the postings hold every term, and a ranking asks a document only
-    /// whether a word names it, so the rest would be a second copy of every action's words.
-    pub terms: HashMap<Word, Class>,
+    /// The terms that name it (in its domain, its name or its tags) with the strongest of
+    /// those classes, sorted by term; the postings hold every term, and a ranking asks a
+    /// document only whether a word names it, so the rest would be a second copy of every
+    /// action's words. A few words per action: a sorted slice, not a map of its own.
+    terms: Box<[(Word, Class)]>,
     /// Stems of the words of its tags and title that ask for an operation.
     pub verbs: Vec<Word>,
     /// Some known request (`actions/requests/`) asks for it.
@@ -55,6 +54,28 @@ pub struct Document {
     /// The part of its domain its name says it works on (`reaction` for
     /// `note_reaction_remove`): a destructive one removes that part, not the domain's thing.
     pub part: Option<usize>,
+}
+
+impl Document {
+    /// The strongest class in which `term` names this action (its domain, name or tags),
+    /// if it does.
+    pub fn names(&self, term: &str) -> Option<Class> {
+        self.terms
+            .binary_search_by(|(word, _)| word.as_str().cmp(term))
+            .ok()
+            .map(|at| self.terms[at].1)
+    }
+}
+
+/// The terms of `terms` that name the action (`Document::terms`), sorted.
+fn naming_terms(terms: &HashMap<Word, Class>) -> Box<[(Word, Class)]> {
+    let mut naming: Vec<(Word, Class)> = terms
+        .iter()
+        .filter(|(_, class)| **class <= Class::Domain)
+        .map(|(term, class)| (term.clone(), *class))
+        .collect();
+    naming.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    naming.into_boxed_slice()
 }
 
 /// The search index over the actions one server instance offers.
@@ -78,8 +99,9 @@ pub struct Index {
     /// Terms that name a thing an action works on (in an id, a tag or a title), not only a
     /// parameter or a word of a description.
     things: HashSet<Word>,
-    /// Words as the catalog and its vocabulary spell them, for typo matching.
-    spellings: BTreeSet<Word>,
+    /// Words the visible actions' texts spell that the vocabulary does not, sorted, for
+    /// typo matching with the lexicon's own (which every index shares, not copies).
+    spellings: Box<[Word]>,
     /// The domains of the offered actions, in catalog order.
     domains: Vec<usize>,
     /// Domains some offered action's path is scoped by (`project`, `group`).
@@ -99,6 +121,9 @@ pub struct Prepared {
     actions: Vec<PreparedAction>,
     /// Action id → lexicon action id.
     by_id: HashMap<&'static str, usize>,
+    /// The terms of a parameter's name and values, once per distinct parameter (most
+    /// actions share `project_id`, `page`, `state`...).
+    param_terms: Vec<Box<[Word]>>,
     /// Requests people made, with the actions that answer them.
     pub(super) examples: Examples,
 }
@@ -109,9 +134,9 @@ struct PreparedAction {
     /// Term → strongest class, from every text but the parameters, by term (a list: it is
     /// only ever copied into an index, never looked up).
     terms: Vec<(Word, Class)>,
-    /// Each parameter's name and its terms: whether a parameter counts depends on how many
-    /// of the visible actions have it.
-    params: Vec<(&'static str, Vec<Word>)>,
+    /// Each parameter's name and its terms (an index into `Prepared::param_terms`):
+    /// whether a parameter counts depends on how many of the visible actions have it.
+    params: Vec<(&'static str, u32)>,
     /// Tags of more than one word, as stems.
     tag_phrases: Vec<Vec<Word>>,
     /// Words of its texts the typo fallback may read a misspelling as.
@@ -219,6 +244,8 @@ impl Prepared {
         // Looked up for every spelling of every action.
         let lexicon_spellings: HashSet<&str> = lexicon.spellings.iter().map(Word::as_str).collect();
         let mut prepared = Vec::with_capacity(actions.len());
+        let mut param_terms: Vec<Box<[Word]>> = Vec::new();
+        let mut param_ids: HashMap<(&str, &[&str]), u32> = HashMap::new();
         for action in &lexicon.actions {
             let mut terms: HashMap<Word, Class> = HashMap::new();
             // The typo fallback may read a misspelling as any word of these same texts.
@@ -274,19 +301,23 @@ impl Prepared {
                 .params
                 .iter()
                 .map(|param| {
-                    let mut stems: Vec<Word> = words::stems(&param.name.replace('_', " "))
-                        .into_iter()
-                        .map(Word::from)
-                        .collect();
-                    for value in param.values {
-                        stems.extend(
-                            words::stems(&value.replace('_', " "))
-                                .into_iter()
-                                .map(Word::from),
-                        );
+                    let next = param_terms.len() as u32;
+                    let at = *param_ids.entry((param.name, param.values)).or_insert(next);
+                    if at == next {
+                        let mut stems: Vec<Word> = words::stems(&param.name.replace('_', " "))
+                            .into_iter()
+                            .map(Word::from)
+                            .collect();
+                        for value in param.values {
+                            stems.extend(
+                                words::stems(&value.replace('_', " "))
+                                    .into_iter()
+                                    .map(Word::from),
+                            );
+                        }
+                        param_terms.push(stems.into_boxed_slice());
                     }
-                    stems.shrink_to_fit();
-                    (param.name, stems)
+                    (param.name, at)
                 })
                 .collect();
             let objects = action
@@ -343,6 +374,7 @@ impl Prepared {
             lexicon,
             actions: prepared,
             by_id,
+            param_terms,
             examples,
         }
     }
@@ -432,12 +464,13 @@ impl Index {
             callers: Vec::new(),
             action_documents: vec![None; lexicon.actions.len()],
             things: HashSet::new(),
-            spellings: lexicon.spellings.iter().cloned().collect(),
+            spellings: Box::default(),
             domains: Vec::new(),
             operations_in: HashSet::new(),
             container_domains: HashSet::new(),
             lexicon: LexiconOf(prepared.clone()),
         };
+        let mut spellings: Vec<Word> = Vec::new();
         for (number, (action, part)) in visible.iter().enumerate() {
             let id = number as u32;
             let domain = lexicon.domain_id(action.domain).unwrap_or_default();
@@ -445,8 +478,8 @@ impl Index {
                 .operation_id(action.vocabulary.operation)
                 .unwrap_or_default();
             let mut terms: HashMap<Word, Class> = part.terms.iter().cloned().collect();
-            for (_, stems) in part.params.iter().filter(|(name, _)| !common(name)) {
-                for term in stems {
+            for (_, at) in part.params.iter().filter(|(name, _)| !common(name)) {
+                for term in &prepared.param_terms[*at as usize] {
                     upgrade(&mut terms, term.clone(), Class::Param);
                 }
             }
@@ -457,7 +490,7 @@ impl Index {
                     .or_default()
                     .push((id, phrase.clone()));
             }
-            index.spellings.extend(part.spellings.iter().cloned());
+            spellings.extend(part.spellings.iter().cloned());
             index.ids.insert(action.id.into(), (id, false));
             index.ids.insert(action.tool_name().into(), (id, false));
             for alias in action.aliases {
@@ -502,10 +535,7 @@ impl Index {
                 needs_number: targets.iter().any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
                 container: part.container,
-                terms: terms
-                    .into_iter()
-                    .filter(|(_, class)| *class <= Class::Domain)
-                    .collect(),
+                terms: naming_terms(&terms),
                 verbs: part.verbs.clone(),
                 asked_for: prepared
                     .by_id
@@ -514,6 +544,9 @@ impl Index {
                 part: part.part,
             });
         }
+        spellings.sort_unstable();
+        spellings.dedup();
+        index.spellings = spellings.into_boxed_slice();
         index.shrink();
         for (id, action) in lexicon.actions.iter().enumerate() {
             index.action_documents[id] = index
@@ -549,10 +582,32 @@ impl Index {
         self.documents.shrink_to_fit();
     }
 
+    /// The vocabulary's spellings and the visible actions' own, each sorted.
+    fn spelling_lists(&self) -> [&[Word]; 2] {
+        [&self.lexicon.spellings, &self.spellings]
+    }
+
+    /// Whether the catalog spells out `word`.
+    fn is_spelling(&self, word: &str) -> bool {
+        self.spelling_lists()
+            .iter()
+            .any(|list| list.binary_search_by(|w| w.as_str().cmp(word)).is_ok())
+    }
+
+    /// The catalog's spellings that start with `first`.
+    fn spellings_starting(&self, first: char) -> impl Iterator<Item = &Word> {
+        self.spelling_lists().into_iter().flat_map(move |list| {
+            let from = list.partition_point(|w| w.chars().next().is_none_or(|c| c < first));
+            list[from..]
+                .iter()
+                .take_while(move |w| w.starts_with(first))
+        })
+    }
+
     /// Whether the exact pass can place a word at all.
     fn knows(&self, word: &str) -> bool {
         let stemmed = stem(word);
-        self.spellings.contains(word)
+        self.is_spelling(word)
             || self.postings.contains_key(stemmed.as_str())
             || self.lexicon.knows_stem(&stemmed)
             || self.lexicon.lookup(word).is_some()
@@ -578,13 +633,7 @@ impl Index {
         }
         let allowed = if length <= 6 { 1 } else { 2 };
         let first = word.chars().next()?;
-        let from = first.to_string();
-        self.spellings
-            .range::<str, _>((
-                std::ops::Bound::Included(from.as_str()),
-                std::ops::Bound::Unbounded,
-            ))
-            .take_while(|known| known.starts_with(first))
+        self.spellings_starting(first)
             .filter(|known| known.chars().count().abs_diff(length) <= allowed)
             .filter(|known| !word.starts_with(known.as_str()))
             // Three letters are too few to guess from: only a word cut short (`dif`) or
@@ -788,7 +837,7 @@ impl Index {
         // Real words (never stems) near the request's words.
         let mut near: Vec<(usize, String)> = Vec::new();
         for word in words.iter().filter(|w| w.chars().count() >= 3) {
-            for known in &self.spellings {
+            for known in self.lexicon.spellings.iter().chain(&self.spellings) {
                 let distance = edit_distance(word, known);
                 if distance <= 2 && known != word {
                     near.push((distance, known.to_string()));

@@ -30,7 +30,7 @@ pub struct Meaning {
     /// Actions it names alone (a phrase of theirs).
     pub actions: Vec<usize>,
     /// Catalog terms (stemmed) it also means, for matching the catalog's text.
-    pub terms: Vec<String>,
+    pub terms: Vec<Word>,
 }
 
 impl Meaning {
@@ -159,7 +159,7 @@ impl Lexicon {
         for (id, domain) in domains.iter().enumerate() {
             let meaning = Meaning {
                 domains: vec![id],
-                terms: domain.name.split('_').map(stem).collect(),
+                terms: domain.name.split('_').map(|w| stem(w).into()).collect(),
                 ..Meaning::default()
             };
             let name = domain.name.replace('_', " ");
@@ -231,7 +231,7 @@ impl Lexicon {
                     text: (*object).to_owned(),
                     meaning: Meaning {
                         objects: vec![id],
-                        terms: vec![stem(object)],
+                        terms: vec![stem(object).into()],
                         ..Meaning::default()
                     },
                     verb: None,
@@ -267,7 +267,7 @@ impl Lexicon {
             meaning.actions.clear();
             // A synonym does not ask for an operation: `open` means `opened`, not `open a`.
             meaning.operations.clear();
-            extend_unique(&mut meaning.terms, &[stem(list.name)]);
+            extend_unique(&mut meaning.terms, &[stem(list.name).into()]);
             for word in list.words {
                 meant.push((word, meaning.clone()));
             }
@@ -360,7 +360,10 @@ impl Lexicon {
             text: word.to_owned(),
             meaning: Meaning {
                 operations: vec![operation],
-                terms: self.operations[operation].split('_').map(stem).collect(),
+                terms: self.operations[operation]
+                    .split('_')
+                    .map(|w| stem(w).into())
+                    .collect(),
                 ..Meaning::default()
             },
             verb: Some(operation),

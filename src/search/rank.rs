@@ -147,7 +147,7 @@ impl Query {
         let mut candidates = vec![(stemmed.clone(), exact, how)];
         for term in &token.meaning.terms {
             if !candidates.iter().any(|(t, ..)| t == term) {
-                candidates.push((term.clone(), synonym, "means"));
+                candidates.push((term.to_string(), synonym, "means"));
             }
         }
         Self {
@@ -843,7 +843,7 @@ fn names_exactly(reading: &Reading, document: &Document) -> bool {
         .filter(|q| !q.typo && !q.context)
         .any(|q| {
             q.candidates.iter().any(|(term, ..)| {
-                document.terms.get(term.as_str()).is_some_and(|class| {
+                document.names(term.as_str()).is_some_and(|class| {
                     matches!(class, Class::Domain | Class::Action | Class::Tag)
                 })
             })
@@ -870,10 +870,7 @@ fn starts_with(words: &[String], phrase: &[super::Word]) -> bool {
 }
 
 fn names_domain(document: &Document, term: &str) -> bool {
-    document
-        .terms
-        .get(term)
-        .is_some_and(|class| *class == Class::Domain)
+    document.names(term) == Some(Class::Domain)
 }
 
 /// Splits a long prompt into clauses at punctuation and at the words that join requests.
