@@ -304,18 +304,13 @@ impl Prepared {
                     let next = param_terms.len() as u32;
                     let at = *param_ids.entry((param.name, param.values)).or_insert(next);
                     if at == next {
-                        let mut stems: Vec<Word> = words::stems(&param.name.replace('_', " "))
-                            .into_iter()
+                        // The name's stems, then each value's.
+                        let stems = std::iter::once(param.name)
+                            .chain(param.values.iter().copied())
+                            .flat_map(|text| words::stems(&text.replace('_', " ")))
                             .map(Word::from)
                             .collect();
-                        for value in param.values {
-                            stems.extend(
-                                words::stems(&value.replace('_', " "))
-                                    .into_iter()
-                                    .map(Word::from),
-                            );
-                        }
-                        param_terms.push(stems.into_boxed_slice());
+                        param_terms.push(stems);
                     }
                     (param.name, at)
                 })
@@ -837,7 +832,7 @@ impl Index {
         // Real words (never stems) near the request's words.
         let mut near: Vec<(usize, String)> = Vec::new();
         for word in words.iter().filter(|w| w.chars().count() >= 3) {
-            for known in self.lexicon.spellings.iter().chain(&self.spellings) {
+            for known in self.spelling_lists().into_iter().flatten() {
                 let distance = edit_distance(word, known);
                 if distance <= 2 && known != word {
                     near.push((distance, known.to_string()));
