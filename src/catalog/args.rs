@@ -46,14 +46,46 @@ impl std::fmt::Debug for Plan {
 }
 
 /// Checks `args` for `action` with its params type `P`: the `plan` of every catalog entry.
+/// Only reading the params is particular to `P`; the rest is `plan_with`, compiled once
+/// rather than once for each of the catalog's thousand actions.
 pub fn plan<P: ActionParams>(action: &'static Action, args: Args) -> Result<Plan, ParamProblems> {
+    plan_with(action, args, check_params::<P>)
+}
+
+/// Reads `P` (a function, not a closure, so that no call shim is compiled for each `P`).
+fn check_params<P: ActionParams>(reader: &mut ArgReader) -> Box<dyn CheckedParams> {
+    Box::new(P::check(reader))
+}
+
+/// Checked params of some action, as `plan_with` handles them.
+trait CheckedParams: Send + Sync {
+    fn request(&self) -> Request;
+    fn into_any(self: Box<Self>) -> Box<dyn Any + Send + Sync>;
+}
+
+impl<P: ActionParams> CheckedParams for P {
+    fn request(&self) -> Request {
+        ActionParams::request(self)
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any + Send + Sync> {
+        self
+    }
+}
+
+/// `plan` for any params type, given the one function that reads it.
+fn plan_with(
+    action: &'static Action,
+    args: Args,
+    check: fn(&mut ArgReader) -> Box<dyn CheckedParams>,
+) -> Result<Plan, ParamProblems> {
     let mut reader = ArgReader::new(action, args);
-    let params = P::check(&mut reader);
+    let params = check(&mut reader);
     let args = reader.finish()?;
     Ok(Plan {
         request: action.finish_request(params.request()),
         args,
-        params: Box::new(params),
+        params: params.into_any(),
     })
 }
 
@@ -137,20 +169,40 @@ impl ArgReader {
             .or_else(|| params.iter().position(|p| p.aliases.contains(&key)))
     }
 
-    /// Takes and converts the value given for `name`; `None` when absent or refused.
+    /// Takes and converts the value given for `name`; `None` when absent or refused. Only
+    /// the conversion depends on `T`: the rest is shared by every type (`given`, `accept`).
     fn take<T: FromParam>(&mut self, name: &str) -> Option<T> {
+        let (spec, key, value) = self.given(name)?;
+        let (typed, normalized) = match T::from_param(value) {
+            Ok((typed, normalized)) => (Some(typed), Ok(normalized)),
+            Err(problem) => (None, Err(problem)),
+        };
+        if self.accept(spec, key, normalized) {
+            typed
+        } else {
+            None
+        }
+    }
+
+    /// The spec of `name` and the key and value given for it, taken out of the reader.
+    fn given(&mut self, name: &str) -> Option<(&'static ParamSpec, String, Value)> {
         let index = self.specs.iter().position(|p| p.name == name)?;
-        let spec = &self.specs[index];
         let (key, value) = self.given[index].take()?;
-        match convert::<T>(spec, value) {
-            Ok((typed, normalized)) => {
+        Some((&self.specs[index], key, value))
+    }
+
+    /// Records a converted value after the checks every type shares (bounds and path
+    /// safety), or the problem with it; whether it was accepted.
+    fn accept(&mut self, spec: &ParamSpec, key: String, normalized: Result<Value, String>) -> bool {
+        match normalized.and_then(|normalized| checked(spec, normalized)) {
+            Ok(normalized) => {
                 self.normalized.insert(spec.name.to_owned(), normalized);
-                Some(typed)
+                true
             }
             Err(problem) => {
                 self.problems
                     .push((Some(key), format!("`{}`: {problem}", spec.name)));
-                None
+                false
             }
         }
     }
@@ -217,14 +269,13 @@ impl ArgReader {
     }
 }
 
-/// Converts, then applies the checks every type shares: bounds and path safety.
-fn convert<T: FromParam>(spec: &ParamSpec, value: Value) -> Result<(T, Value), String> {
-    let (typed, normalized) = T::from_param(value)?;
+/// The checks every type shares, on a converted value: bounds and path safety.
+fn checked(spec: &ParamSpec, normalized: Value) -> Result<Value, String> {
     bounds(spec, &normalized)?;
     if spec.location == Location::Path {
         path_safe(&normalized)?;
     }
-    Ok((typed, normalized))
+    Ok(normalized)
 }
 
 /// A parameter type: how a JSON argument becomes a typed value and its normal JSON form.
@@ -389,15 +440,21 @@ pub trait ParamEnum: Sized + Copy + PartialEq + 'static {
 
 /// Reads a generated enum: any case of one of its values.
 pub fn enum_from_param<E: ParamEnum>(value: Value) -> Result<(E, Value), String> {
+    value_index(E::VALUES, value).map(|(index, normalized)| (E::ALL[index], normalized))
+}
+
+/// Which of `values` a value is, in any case, with the value as spelt there: the part of
+/// reading an enum that is the same for every enum.
+fn value_index(values: &'static [&'static str], value: Value) -> Result<(usize, Value), String> {
     let text = value.as_str().unwrap_or_default();
-    match E::VALUES
+    match values
         .iter()
         .position(|allowed| allowed.eq_ignore_ascii_case(text))
     {
-        Some(index) => Ok((E::ALL[index], Value::from(E::VALUES[index]))),
+        Some(index) => Ok((index, Value::from(values[index]))),
         None => Err(format!(
             "expected one of {}, got {}",
-            E::VALUES.join(", "),
+            values.join(", "),
             describe(&value)
         )),
     }

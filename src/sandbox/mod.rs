@@ -10,6 +10,7 @@
 
 mod behaviour;
 mod ci_routes;
+mod diff;
 mod engine;
 mod expr;
 mod graphql_routes;

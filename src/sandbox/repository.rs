@@ -8,8 +8,8 @@
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
-use similar::TextDiff;
 
+use super::diff::unified;
 use super::engine::{Answer, Call};
 use super::expr::fake_sha;
 use super::store::{Ancestor, Failure, Outcome, Store, text};
@@ -213,16 +213,6 @@ fn changes(call: &Call<'_>) -> Outcome<Vec<Change>> {
                 .collect()
         }
     }
-}
-
-/// A unified diff of two texts, hunks only, as GitLab's `diff` field holds it.
-fn unified(old: &[u8], new: &[u8]) -> String {
-    let old = String::from_utf8_lossy(old);
-    let new = String::from_utf8_lossy(new);
-    TextDiff::from_lines(old.as_ref(), new.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .to_string()
 }
 
 fn mode(executable: bool) -> &'static str {
@@ -665,13 +655,5 @@ mod tests {
         assert!(!on_branch(&hidden, Some("dev")) && on_branch(&hidden, Some("main")));
         assert!(on_branch(&own, Some("dev")) && !on_branch(&own, Some("main")));
         assert!(!on_branch(&own, None));
-    }
-
-    #[test]
-    fn diffs_are_hunks_with_context() {
-        let diff = unified(b"a\nb\nc\n", b"a\nB\nc\nd\n");
-        assert!(diff.starts_with("@@ -1,3 +1,4 @@\n"), "{diff}");
-        assert!(diff.contains("-b\n+B\n") && diff.contains("+d\n"), "{diff}");
-        assert_eq!(unified(b"", b"x\n"), "@@ -0,0 +1 @@\n+x\n");
     }
 }
