@@ -46,8 +46,9 @@ impl std::fmt::Debug for Plan {
 }
 
 /// Checks `args` for `action` with its params type `P`: the `plan` of every catalog entry.
-/// Only reading the params is particular to `P`; the rest is `plan_with`, compiled once
-/// rather than once for each of the catalog's thousand actions.
+/// Only reading the params is particular to `P` (with the two small methods of its
+/// `CheckedParams` vtable); the rest is `plan_with`, compiled once rather than once for each
+/// of the catalog's thousand actions.
 pub fn plan<P: ActionParams>(action: &'static Action, args: Args) -> Result<Plan, ParamProblems> {
     plan_with(action, args, check_params::<P>)
 }
@@ -170,14 +171,14 @@ impl ArgReader {
     }
 
     /// Takes and converts the value given for `name`; `None` when absent or refused. Only
-    /// the conversion depends on `T`: the rest is shared by every type (`given`, `accept`).
+    /// the conversion depends on `T`: the rest is shared by every type (`take_given`, `record`).
     fn take<T: FromParam>(&mut self, name: &str) -> Option<T> {
-        let (spec, key, value) = self.given(name)?;
+        let (spec, key, value) = self.take_given(name)?;
         let (typed, normalized) = match T::from_param(value) {
             Ok((typed, normalized)) => (Some(typed), Ok(normalized)),
             Err(problem) => (None, Err(problem)),
         };
-        if self.accept(spec, key, normalized) {
+        if self.record(spec, key, normalized) {
             typed
         } else {
             None
@@ -185,7 +186,7 @@ impl ArgReader {
     }
 
     /// The spec of `name` and the key and value given for it, taken out of the reader.
-    fn given(&mut self, name: &str) -> Option<(&'static ParamSpec, String, Value)> {
+    fn take_given(&mut self, name: &str) -> Option<(&'static ParamSpec, String, Value)> {
         let index = self.specs.iter().position(|p| p.name == name)?;
         let (key, value) = self.given[index].take()?;
         Some((&self.specs[index], key, value))
@@ -193,7 +194,7 @@ impl ArgReader {
 
     /// Records a converted value after the checks every type shares (bounds and path
     /// safety), or the problem with it; whether it was accepted.
-    fn accept(&mut self, spec: &ParamSpec, key: String, normalized: Result<Value, String>) -> bool {
+    fn record(&mut self, spec: &ParamSpec, key: String, normalized: Result<Value, String>) -> bool {
         match normalized.and_then(|normalized| checked(spec, normalized)) {
             Ok(normalized) => {
                 self.normalized.insert(spec.name.to_owned(), normalized);

@@ -68,7 +68,7 @@ fn schemas() -> &'static [ParsedSchemas] {
                 texts.len() - 1
             })
         };
-        let used: Vec<(usize, Option<usize>, usize)> = catalog::ACTIONS
+        let slots: Vec<(usize, Option<usize>, usize)> = catalog::ACTIONS
             .iter()
             .map(|action| {
                 let input = number(action.input_schema_json, false);
@@ -78,7 +78,8 @@ fn schemas() -> &'static [ParsedSchemas] {
             })
             .collect();
         let parsed = parse_in_two(&texts);
-        used.into_iter()
+        slots
+            .into_iter()
             .map(|(input, confirmed, output)| ParsedSchemas {
                 input: parsed[input].clone(),
                 confirmed_input: confirmed.map(|confirmed| parsed[confirmed].clone()),
@@ -108,11 +109,18 @@ fn parse_in_two(texts: &[(&'static str, bool)]) -> Vec<Arc<Map<String, Value>>> 
         .map_or(texts.len(), |at| at + 1);
     let (first, second) = texts.split_at(middle);
     std::thread::scope(|scope| {
-        let second = scope.spawn(|| parse(second));
+        // Where no thread can be had (a process limit), both halves are parsed here.
+        let second = std::thread::Builder::new()
+            .name("schemas".into())
+            .spawn_scoped(scope, || parse(second))
+            .map_err(|_| second);
         let mut parsed = parse(first);
-        match second.join() {
-            Ok(rest) => parsed.extend(rest),
-            Err(panic) => std::panic::resume_unwind(panic),
+        match second {
+            Ok(thread) => match thread.join() {
+                Ok(rest) => parsed.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(second) => parsed.extend(parse(second)),
         }
         parsed
     })
