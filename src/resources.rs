@@ -46,7 +46,7 @@ pub fn entity_templates(policy: &Policy) -> Vec<EntityTemplate> {
 
 /// `gitlab://tools`: the visible tools and every action this instance can execute.
 pub fn manifest(surface: &Surface, policy: &Policy) -> Value {
-    let tools: Vec<&str> = surface.tools().iter().map(|t| t.name.as_ref()).collect();
+    let tools = surface.tool_names();
     let actions: Vec<Value> = policy
         .visible()
         .map(|a| json!({"id": a.id, "title": a.title, "read_only": a.safety.read_only, "destructive": a.safety.destructive}))

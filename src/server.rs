@@ -65,6 +65,9 @@ struct Inner {
     /// A client on the initialize lifecycle that listed tools, to tell when they change
     /// (2026-07-28 clients subscribe with `subscriptions/listen` instead).
     listener: OnceLock<Peer<RoleServer>>,
+    /// Whether the transport writes a `tools/list` answer's tools from their JSON text
+    /// (`wire::LISTING_KEY`): the stdio wire does, rmcp's HTTP transport does not.
+    lists_from_text: std::sync::atomic::AtomicBool,
     /// Recent `completion/complete` answers, per token.
     completions: crate::complete::Completions,
     /// Calls that outlived their request (`tasks.rs`).
@@ -143,6 +146,7 @@ impl GitlabServer {
                 capability,
                 vocabulary: vocabulary(kind),
                 listener: OnceLock::new(),
+                lists_from_text: std::sync::atomic::AtomicBool::new(false),
                 completions: crate::complete::Completions::default(),
                 tasks: Tasks::default(),
             }),
@@ -161,12 +165,27 @@ impl GitlabServer {
         // while fitting waits for GitLab, and the index after it only assembles.
         let reading = (self.inner.kind == SurfaceKind::Dynamic)
             .then(|| tokio::task::spawn_blocking(crate::search::Prepared::built_in));
-        // Likewise the individual surface's thousand schemas, which fitting only filters.
-        let parsing = (self.inner.kind == SurfaceKind::Individual)
-            .then(|| tokio::task::spawn_blocking(crate::surfaces::warm_individual));
-        if let Access::Fixed { dispatcher, .. } = &self.inner.access {
+        // Likewise the individual surface's thousand schemas, which fitting only filters,
+        // unless its tools are listed as text (stdio) and nothing else needs them parsed.
+        let parsing = (self.inner.kind == SurfaceKind::Individual).then(|| {
+            tokio::task::spawn_blocking(if self.lists_from_text() {
+                crate::surfaces::warm_individual_listing
+            } else {
+                crate::surfaces::warm_individual
+            })
+        });
+        if let Access::Fixed {
+            dispatcher,
+            current,
+        } = &self.inner.access
+        {
             dispatcher.fitted().await;
             self.settle().await;
+            // The text the first `tools/list` sends, written before it is asked for.
+            if self.inner.kind == SurfaceKind::Individual && self.lists_from_text() {
+                let view = current.view();
+                let _ = tokio::task::spawn_blocking(move || view.surface().listing().len()).await;
+            }
         }
         if let Some(reading) = reading {
             let _ = reading.await;
@@ -207,6 +226,12 @@ impl GitlabServer {
                 tracing::debug!(%error, "could not send notifications/tools/list_changed");
             }
         }
+    }
+
+    fn lists_from_text(&self) -> bool {
+        self.inner
+            .lists_from_text
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether tools fitting may change are listed: over stdio, on the meta and individual
@@ -535,7 +560,16 @@ impl ServerHandler for GitlabServer {
                 self.serving(&context, wait).await?.view
             }
         };
-        let tools = ListToolsResult::with_all_items(view.surface().tools().to_vec());
+        let tools = if self.lists_from_text() {
+            let mut tools = ListToolsResult::with_all_items(Vec::new());
+            let listing = Value::String(view.surface().listing().to_owned());
+            let mut meta = rmcp::model::MetaObject::new();
+            meta.0.insert(crate::wire::LISTING_KEY.to_owned(), listing);
+            tools.meta = Some(meta);
+            tools
+        } else {
+            ListToolsResult::with_all_items(view.surface().tools().to_vec())
+        };
         // Fixed for this token once fitted; the dynamic surface's two tools always are.
         let fixed = self.inner.kind == SurfaceKind::Dynamic
             || matches!(&self.inner.access, Access::Fixed { dispatcher, .. } if dispatcher.is_fitted());
@@ -1033,6 +1067,10 @@ pub async fn serve_stdio(
     use rmcp::ServiceExt;
     let wire =
         crate::wire::GuardedWire::new(tokio::io::stdin(), tokio::io::stdout(), max_message_bytes);
+    server
+        .inner
+        .lists_from_text
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     // Learn the instance and token while the client initializes (no request waits for it
     // longer than `fit::GRACE`), then build the search index before the first find.
     let early = server.clone();

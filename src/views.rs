@@ -147,7 +147,7 @@ impl Current {
             let before = std::mem::replace(&mut state.view, fitted.clone());
             (before, state.shown_before)
         };
-        let changed = shown && before.surface().tools() != fitted.surface().tools();
+        let changed = shown && before.surface().listing() != fitted.surface().listing();
         self.settled.send_replace(Some(changed));
         changed
     }

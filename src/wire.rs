@@ -14,15 +14,26 @@
 //! Everything else goes to rmcp unchanged. Replies are written here, one whole line at a
 //! time under one lock: rmcp's writer leaves out an id it does not know, where JSON-RPC
 //! 2.0 asks for `"id": null`.
+//!
+//! A `tools/list` answer may arrive with its tools as JSON text prepared in advance
+//! (`LISTING_KEY` in its `_meta`, and no tools): the text is written in their place. The
+//! individual surface's thousand tools are 1.4 MB that need not be parsed into rmcp's
+//! `Tool`s and written out again; everything else about the answer is rmcp's.
 
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, NumberOrString};
+use rmcp::model::{
+    ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, NumberOrString, ServerResult,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// The `_meta` key of a `tools/list` answer whose tools are this JSON text (an array),
+/// for the wire to write in place of its empty `tools`.
+pub const LISTING_KEY: &str = "io.gitlab-mcp/listing";
 
 /// How much of an oversized message is kept to find its id.
 const ID_WINDOW: usize = 4096;
@@ -75,12 +86,29 @@ where
     }
 
     /// Writes one line whole: concurrent replies never interleave.
-    fn write_line(&self, mut line: Vec<u8>) -> impl Future<Output = std::io::Result<()>> + 'static {
+    fn write_line(&self, line: Vec<u8>) -> impl Future<Output = std::io::Result<()>> + 'static {
+        self.write_with(line, None)
+    }
+
+    /// Writes one line whole, with `text` put in at a byte offset of `line` when given (a
+    /// megabyte of tools is written as it is, not copied into the line first).
+    fn write_with(
+        &self,
+        mut line: Vec<u8>,
+        insert: Option<(usize, String)>,
+    ) -> impl Future<Output = std::io::Result<()>> + 'static {
         let out = self.out.clone();
         line.push(b'\n');
         async move {
             let mut out = out.lock().await;
-            out.write_all(&line).await?;
+            match &insert {
+                Some((at, text)) => {
+                    out.write_all(&line[..*at]).await?;
+                    out.write_all(text.as_bytes()).await?;
+                    out.write_all(&line[*at..]).await?;
+                }
+                None => out.write_all(&line).await?,
+            }
             out.flush().await
         }
     }
@@ -211,6 +239,39 @@ pub(crate) fn judge(line: &[u8]) -> Verdict {
     }
 }
 
+/// The tools text of a `tools/list` answer that carries one, taken out of its `_meta`.
+fn take_listing(item: &mut TxJsonRpcMessage<RoleServer>) -> Option<String> {
+    let JsonRpcMessage::Response(response) = item else {
+        return None;
+    };
+    let ServerResult::ListToolsResult(result) = &mut response.result else {
+        return None;
+    };
+    let meta = result.meta.as_mut()?;
+    let Value::String(listing) = meta.0.remove(LISTING_KEY)? else {
+        return None;
+    };
+    if meta.0.is_empty() {
+        result.meta = None;
+    }
+    Some(listing)
+}
+
+/// Takes the answer's empty `tools` array (`[]`) out of its line, and says where the tools
+/// text goes. Only the result's own key can read `"tools":[]` unescaped: inside a JSON
+/// string every quote is escaped.
+fn make_room(mut line: Vec<u8>) -> (Vec<u8>, Option<usize>) {
+    const KEY: &[u8] = b"\"tools\":";
+    let empty = [KEY, b"[]"].concat();
+    let Some(found) = memchr::memmem::find(&line, &empty) else {
+        tracing::error!("a tools/list answer without `tools`: sent as rmcp wrote it");
+        return (line, None);
+    };
+    let at = found + KEY.len();
+    line.drain(at..at + 2);
+    (line, Some(at))
+}
+
 /// -32600: the message is not a JSON-RPC 2.0 request or notification.
 fn invalid_request(problem: &str, id: Option<NumberOrString>) -> Verdict {
     Verdict::Reply(
@@ -312,7 +373,15 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let write = serde_json::to_vec(&item).map(|line| self.write_line(line));
+        let mut item = item;
+        let listing = take_listing(&mut item);
+        let write = serde_json::to_vec(&item).map(|line| match listing {
+            Some(listing) => {
+                let (line, at) = make_room(line);
+                self.write_with(line, at.map(|at| (at, listing)))
+            }
+            None => self.write_with(line, None),
+        });
         async move { write.map_err(std::io::Error::other)?.await }
     }
 
@@ -423,6 +492,45 @@ mod tests {
             invalid(br#"{"jsonrpc":"2.0","id":3,"method":5}"#),
             Some(NumberOrString::Number(3))
         );
+    }
+
+    /// A `tools/list` answer with its tools as text is written as the same answer with the
+    /// tools themselves, and every other message as it is.
+    #[test]
+    fn a_listing_is_written_in_place_of_the_tools() {
+        use rmcp::model::{JsonRpcResponse, JsonRpcVersion2_0, ListToolsResult, MetaObject, Tool};
+        let tools: Vec<Tool> = (0..3)
+            .map(|n| {
+                let schema = serde_json::json!({"type": "object", "description": format!("\"tools\":[] {n}")});
+                Tool::new(format!("tool_{n}"), "A \"tools\":[] tool", schema.as_object().unwrap().clone())
+            })
+            .collect();
+        let answer = |result: ListToolsResult| -> TxJsonRpcMessage<RoleServer> {
+            JsonRpcMessage::Response(JsonRpcResponse {
+                jsonrpc: JsonRpcVersion2_0,
+                id: NumberOrString::String("\"tools\":[]".into()),
+                result: ServerResult::ListToolsResult(result),
+            })
+        };
+        let typed = answer(ListToolsResult::with_all_items(tools.clone()).with_ttl_ms(5));
+        let mut text = ListToolsResult::with_all_items(Vec::new()).with_ttl_ms(5);
+        let mut meta = MetaObject::new();
+        meta.0.insert(
+            LISTING_KEY.into(),
+            Value::String(serde_json::to_string(&tools).unwrap()),
+        );
+        text.meta = Some(meta);
+        let mut text = answer(text);
+        let listing = take_listing(&mut text).expect("a listing");
+        let (mut line, at) = make_room(serde_json::to_vec(&text).unwrap());
+        let at = at.expect("room for the tools");
+        line.splice(at..at, listing.bytes());
+        assert_eq!(
+            String::from_utf8(line).unwrap(),
+            serde_json::to_string(&typed).unwrap()
+        );
+        let mut other = typed.clone();
+        assert_eq!(take_listing(&mut other), None);
     }
 
     #[test]

@@ -74,6 +74,9 @@ pub struct Action {
     pub example: &'static str,
     /// The input schema, as JSON text (generated at build time).
     pub input_schema_json: &'static str,
+    /// For a destructive action, the input schema with the `confirm` flag, as JSON text
+    /// (generated at build time); empty otherwise.
+    pub confirmed_input_schema_json: &'static str,
     /// The output schema, as JSON text (generated at build time).
     pub output_schema_json: &'static str,
     /// Checks a call's arguments: `catalog::plan` with this action's `Params`.
@@ -529,6 +532,7 @@ impl Action {
         hints: &[],
         example: "{}",
         input_schema_json: "{}",
+        confirmed_input_schema_json: "",
         output_schema_json: "{}",
         plan: plan::<NoParams>,
         requires: Requires::ANYONE,

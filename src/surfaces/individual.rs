@@ -1,12 +1,13 @@
 //! The individual surface: one tool per action, named `gitlab_<domain>_<action>`.
 
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 // foldhash, not SipHash: the keys are every schema's whole text, a megabyte and more.
 use hashbrown::HashMap;
 
 use rmcp::model::Tool;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{Route, take_confirm, tool_annotations, tool_icons};
 use crate::catalog;
@@ -38,6 +39,118 @@ pub fn tools(policy: &Policy) -> Vec<Tool> {
         .collect()
 }
 
+/// The same tools as JSON text, byte for byte what serializing `tools` gives, joined from
+/// each action's tool text (`tool_texts`): nothing is parsed. The stdio wire sends it as
+/// the `tools` of a `tools/list` (a thousand tools are 1.4 MB, which took 8 ms to parse
+/// and 4 ms to write back out through rmcp's `Tool`).
+pub fn listing(policy: &Policy) -> String {
+    let texts = tool_texts();
+    let chosen: Vec<&str> = catalog::ACTIONS
+        .iter()
+        .zip(&texts.spans)
+        .filter(|(action, _)| policy.allows(action))
+        .map(|(action, (plain, confirmed))| match confirmed {
+            Some(confirmed) if policy.needs_confirmation(action) => &texts.text[confirmed.clone()],
+            _ => &texts.text[plain.clone()],
+        })
+        .collect();
+    let mut out = String::with_capacity(chosen.iter().map(|t| t.len() + 1).sum::<usize>() + 2);
+    out.push('[');
+    for (index, text) in chosen.iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        out.push_str(text);
+    }
+    out.push(']');
+    out
+}
+
+/// Writes every action's tool text now, so that the first `tools/list` only joins them.
+pub fn warm_listing() {
+    tool_texts();
+}
+
+/// Every action's tool as JSON text, in one string: as `tools` writes it, and for a
+/// destructive action also with `confirm` (which the policy decides per view).
+struct ToolTexts {
+    text: String,
+    /// Per action, in catalog order: where its text is, and its text with `confirm`.
+    spans: Vec<(Range<usize>, Option<Range<usize>>)>,
+}
+
+fn tool_texts() -> &'static ToolTexts {
+    static TEXTS: OnceLock<ToolTexts> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let icons = serde_json::to_string(&tool_icons()).unwrap_or_default();
+        // Room for every text at once: growing a megabyte string copies it again.
+        let room: usize = catalog::ACTIONS
+            .iter()
+            .map(|action| {
+                let fixed = action.title.len() + action.description.len() * 2 + 400;
+                let confirmed = action.confirmed_input_schema_json.len();
+                let output = action.output_schema_json.len() + fixed;
+                action.input_schema_json.len()
+                    + output
+                    + confirmed
+                    + (confirmed > 0) as usize * output
+            })
+            .sum();
+        let mut text = String::with_capacity(room);
+        let mut write = |action: &catalog::Action, input: &'static str| {
+            let start = text.len();
+            let safety = &action.safety;
+            let annotations =
+                tool_annotations(safety.read_only, safety.destructive, safety.idempotent);
+            // Fields in the order `Tool` serializes them.
+            let fields: [(&str, &str); 7] = [
+                ("name", &json_text(&action.tool_name())),
+                ("title", &json_text(action.title)),
+                ("description", &json_text(action.description)),
+                ("inputSchema", object_text(input)),
+                ("outputSchema", object_text(action.output_schema_json)),
+                (
+                    "annotations",
+                    &serde_json::to_string(&annotations).unwrap_or_default(),
+                ),
+                ("icons", &icons),
+            ];
+            text.push('{');
+            for (index, (key, value)) in fields.iter().enumerate() {
+                if index > 0 {
+                    text.push(',');
+                }
+                text.push('"');
+                text.push_str(key);
+                text.push_str("\":");
+                text.push_str(value);
+            }
+            text.push('}');
+            start..text.len()
+        };
+        let spans = catalog::ACTIONS
+            .iter()
+            .map(|action| {
+                let plain = write(action, action.input_schema_json);
+                let confirmed = (action.safety.destructive)
+                    .then(|| write(action, action.confirmed_input_schema_json));
+                (plain, confirmed)
+            })
+            .collect();
+        ToolTexts { text, spans }
+    })
+}
+
+fn json_text(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// A generated schema's text as its tool sends it: build.rs writes compact JSON objects
+/// with sorted keys, which is what parsing and writing them again gives.
+fn object_text(json: &'static str) -> &'static str {
+    if json.starts_with('{') { json } else { "{}" }
+}
+
 /// Parses every action's schemas now, so that the first `tools/list` finds them ready.
 pub fn warm() {
     schemas();
@@ -59,22 +172,22 @@ struct ParsedSchemas {
 fn schemas() -> &'static [ParsedSchemas] {
     static SCHEMAS: OnceLock<Vec<ParsedSchemas>> = OnceLock::new();
     SCHEMAS.get_or_init(|| {
-        // Each distinct text (with or without `confirm`) once, numbered in order of use.
-        let mut numbers: HashMap<(&'static str, bool), usize> = HashMap::new();
-        let mut texts: Vec<(&'static str, bool)> = Vec::new();
-        let mut number = |json: &'static str, confirm: bool| {
-            *numbers.entry((json, confirm)).or_insert_with(|| {
-                texts.push((json, confirm));
+        // Each distinct text once, numbered in order of use.
+        let mut numbers: HashMap<&'static str, usize> = HashMap::new();
+        let mut texts: Vec<&'static str> = Vec::new();
+        let mut number = |json: &'static str| {
+            *numbers.entry(json).or_insert_with(|| {
+                texts.push(json);
                 texts.len() - 1
             })
         };
         let slots: Vec<(usize, Option<usize>, usize)> = catalog::ACTIONS
             .iter()
             .map(|action| {
-                let input = number(action.input_schema_json, false);
+                let input = number(action.input_schema_json);
                 let confirmed =
-                    (action.safety.destructive).then(|| number(action.input_schema_json, true));
-                (input, confirmed, number(action.output_schema_json, false))
+                    (action.safety.destructive).then(|| number(action.confirmed_input_schema_json));
+                (input, confirmed, number(action.output_schema_json))
             })
             .collect();
         let parsed = parse_in_two(&texts);
@@ -92,17 +205,15 @@ fn schemas() -> &'static [ParsedSchemas] {
 /// Parses the schemas in two halves of about the same size, the second on a thread of its
 /// own: at a thousand actions (1.6 MB of schemas) parsing took 8 ms on one core, most of
 /// what the first `tools/list` waited for after `initialize`.
-fn parse_in_two(texts: &[(&'static str, bool)]) -> Vec<Arc<Map<String, Value>>> {
-    let parse = |part: &[(&'static str, bool)]| -> Vec<Arc<Map<String, Value>>> {
-        part.iter()
-            .map(|(json, confirm)| Arc::new(schema(json, *confirm)))
-            .collect()
+fn parse_in_two(texts: &[&'static str]) -> Vec<Arc<Map<String, Value>>> {
+    let parse = |part: &[&'static str]| -> Vec<Arc<Map<String, Value>>> {
+        part.iter().map(|json| Arc::new(schema(json))).collect()
     };
-    let total: usize = texts.iter().map(|(json, _)| json.len()).sum();
+    let total: usize = texts.iter().map(|json| json.len()).sum();
     let mut bytes = 0;
     let middle = texts
         .iter()
-        .position(|(json, _)| {
+        .position(|json| {
             bytes += json.len();
             bytes * 2 >= total
         })
@@ -126,26 +237,16 @@ fn parse_in_two(texts: &[(&'static str, bool)]) -> Vec<Arc<Map<String, Value>>> 
     })
 }
 
-/// A generated schema as a JSON object (build.rs writes objects; an empty one otherwise),
-/// with the `confirm` property when asked.
-fn schema(json: &str, confirm: bool) -> Map<String, Value> {
-    let mut schema: Map<String, Value> = serde_json::from_str(json).unwrap_or_default();
-    if confirm && let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut)
-    {
-        properties.insert("confirm".into(), confirm_property());
-    }
-    schema
-}
-
-fn confirm_property() -> Value {
-    json!({"type": "boolean", "description": "true only after the user approved this destructive action."})
+/// A generated schema as a JSON object (build.rs writes objects; an empty one otherwise).
+fn schema(json: &str) -> Map<String, Value> {
+    serde_json::from_str(json).unwrap_or_default()
 }
 
 pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
     let confirm = take_confirm(&mut arguments);
     let action = catalog::ACTIONS
         .iter()
-        .find(|a| a.tool_name() == tool)
+        .find(|a| is_named(a, tool))
         .map(|a| a.id)
         .unwrap_or(tool);
     Route::Execute {
@@ -153,4 +254,20 @@ pub fn route(tool: &str, mut arguments: Map<String, Value>) -> Route {
         args: arguments,
         confirm,
     }
+}
+
+/// The visible action whose tool has this name.
+pub fn action_named(policy: &Policy, tool: &str) -> Option<&'static catalog::Action> {
+    catalog::ACTIONS
+        .iter()
+        .find(|action| is_named(action, tool))
+        .filter(|action| policy.allows(action))
+}
+
+/// Whether `tool` is `gitlab_<domain>_<action>` (`Action::tool_name`), without writing it.
+fn is_named(action: &catalog::Action, tool: &str) -> bool {
+    tool.strip_prefix("gitlab_")
+        .and_then(|rest| rest.strip_prefix(action.domain))
+        .and_then(|rest| rest.strip_prefix('_'))
+        == Some(action.name)
 }

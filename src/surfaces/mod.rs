@@ -22,7 +22,7 @@ use crate::policy::Policy;
 use crate::search::FindRequest;
 
 pub use dynamic::{EXECUTE_TOOL, FIND_TOOL, find};
-pub use individual::warm as warm_individual;
+pub use individual::{warm as warm_individual, warm_listing as warm_individual_listing};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SurfaceKind {
@@ -78,6 +78,7 @@ pub struct Surface {
     pub meta_schema: MetaSchema,
     policy: std::sync::Arc<Policy>,
     tools: OnceLock<Vec<Tool>>,
+    listing: OnceLock<String>,
 }
 
 impl Surface {
@@ -87,6 +88,7 @@ impl Surface {
             meta_schema,
             policy,
             tools: OnceLock::new(),
+            listing: OnceLock::new(),
         }
     }
 
@@ -112,13 +114,44 @@ impl Surface {
         }
     }
 
+    /// The tools as the JSON text of an array: byte for byte `tools` serialized, and for
+    /// the individual surface written without parsing a schema (what the stdio wire sends).
+    pub fn listing(&self) -> &str {
+        self.listing.get_or_init(|| match self.kind {
+            SurfaceKind::Individual => individual::listing(&self.policy),
+            SurfaceKind::Meta | SurfaceKind::Dynamic => {
+                serde_json::to_string(self.tools()).unwrap_or_default()
+            }
+        })
+    }
+
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools().iter().find(|t| t.name == name)
     }
 
+    /// The names of the tools, in order; the individual surface's without building its tools.
+    pub fn tool_names(&self) -> Vec<String> {
+        match self.kind {
+            SurfaceKind::Individual => self.policy.visible().map(Action::tool_name).collect(),
+            SurfaceKind::Meta | SurfaceKind::Dynamic => {
+                self.tools().iter().map(|t| t.name.to_string()).collect()
+            }
+        }
+    }
+
+    /// Whether a tool has this name.
+    fn offers(&self, name: &str) -> bool {
+        match self.kind {
+            SurfaceKind::Individual => individual::action_named(&self.policy, name).is_some(),
+            SurfaceKind::Meta | SurfaceKind::Dynamic => self.tool(name).is_some(),
+        }
+    }
+
     /// Maps a call to what it asks for; `None` when no tool has this name.
     pub fn route(&self, tool: &str, arguments: Map<String, Value>) -> Option<Route> {
-        self.tool(tool)?;
+        if !self.offers(tool) {
+            return None;
+        }
         Some(match self.kind {
             SurfaceKind::Individual => individual::route(tool, arguments),
             SurfaceKind::Meta => meta::route(tool, arguments),
@@ -218,5 +251,96 @@ fn object_arg(arguments: &mut Map<String, Value>, key: &str) -> Result<Map<Strin
         Some(_) => Err(format!(
             "`{key}` must be an object of parameters, such as {{\"project_id\": \"group/project\"}}"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text the stdio wire sends is what rmcp would have written, byte for byte, on
+    /// every surface and under the policies that change a tool (confirmation, read-only).
+    #[test]
+    fn the_listing_is_the_tools_serialized() {
+        let policies = [
+            Policy::default(),
+            Policy {
+                yolo: true,
+                ..Policy::default()
+            },
+            Policy {
+                read_only: true,
+                ..Policy::default()
+            },
+            Policy {
+                exclude: vec!["merge_request.*".into()],
+                ..Policy::default()
+            },
+        ];
+        for policy in policies {
+            for kind in [
+                SurfaceKind::Individual,
+                SurfaceKind::Meta,
+                SurfaceKind::Dynamic,
+            ] {
+                for meta_schema in [MetaSchema::Opaque, MetaSchema::Full] {
+                    let surface = Surface::new(kind, meta_schema, policy.clone().into());
+                    let expected = serde_json::to_string(surface.tools()).unwrap();
+                    assert!(
+                        surface.listing() == expected,
+                        "{} surface, {policy:?}: the listing differs from the tools",
+                        kind.name()
+                    );
+                    let names: Vec<String> =
+                        surface.tools().iter().map(|t| t.name.to_string()).collect();
+                    assert_eq!(surface.tool_names(), names);
+                    for name in &names {
+                        assert!(surface.offers(name), "{name}");
+                    }
+                    assert!(!surface.offers("gitlab_merge_request_nope"));
+                }
+            }
+        }
+    }
+
+    /// rmcp drops an output schema whose root is not an object for a client of an older
+    /// protocol version; the listing is written past rmcp, so none may be other than one.
+    #[test]
+    fn every_output_schema_is_an_object() {
+        for action in crate::catalog::ACTIONS {
+            let schema = action.output_schema();
+            assert_eq!(schema["type"], "object", "{}", action.id);
+        }
+    }
+
+    /// A destructive action offers `confirm`, even one without parameters of its own.
+    #[test]
+    fn destructive_actions_offer_confirm() {
+        for action in crate::catalog::ACTIONS {
+            let confirmed: Value =
+                serde_json::from_str(action.confirmed_input_schema_json).unwrap_or_default();
+            if action.safety.destructive {
+                assert_eq!(
+                    confirmed["properties"]["confirm"]["type"], "boolean",
+                    "{}",
+                    action.id
+                );
+                let mut without = confirmed.clone();
+                without["properties"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("confirm");
+                let plain = action.input_schema();
+                if plain.get("properties").is_some() {
+                    assert_eq!(without, plain, "{}", action.id);
+                }
+            } else {
+                assert!(
+                    action.confirmed_input_schema_json.is_empty(),
+                    "{}",
+                    action.id
+                );
+            }
+        }
     }
 }

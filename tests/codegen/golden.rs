@@ -847,6 +847,7 @@ pub static ACTIONS: &[Action] = &[
         output_schema_json: "{\"properties\":{\"message\":{\"type\":\"string\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"message\"],\"type\":\"object\"}",
         plan: plan::<bookmark::delete::Params>,
         vocabulary: ActionVocabulary::of("delete"),
+        confirmed_input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"bookmark_id\":{\"description\":\"The bookmark's id.\",\"type\":\"integer\"},\"confirm\":{\"description\":\"true only after the user approved this destructive action.\",\"type\":\"boolean\"}},\"required\":[\"bookmark_id\"],\"type\":\"object\"}",
         ..Action::DEFAULTS
     },
     Action {
@@ -983,6 +984,7 @@ pub static ACTIONS: &[Action] = &[
         output_schema_json: "{\"properties\":{\"message\":{\"type\":\"string\"},\"next_steps\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"message\"],\"type\":\"object\"}",
         plan: plan::<thing::delete::Params>,
         vocabulary: ActionVocabulary::of("delete"),
+        confirmed_input_schema_json: "{\"additionalProperties\":false,\"properties\":{\"confirm\":{\"description\":\"true only after the user approved this destructive action.\",\"type\":\"boolean\"},\"project_id\":{\"description\":\"Project id or full path.\",\"type\":[\"string\",\"integer\"]},\"thing_iid\":{\"description\":\"The thing's number.\",\"type\":\"integer\"}},\"required\":[\"project_id\",\"thing_iid\"],\"type\":\"object\"}",
         requires: Requires::ANYONE.tier(Tier::Premium).role(Role::Maintainer).admin(),
         ..Action::DEFAULTS
     },

@@ -345,9 +345,13 @@ pub fn entry(action: &Action, types: &[EntityType], shared: &SharedParams) -> To
     });
     let example = serde_json::to_string(&action.example).unwrap_or_default();
     let vocabulary = super::vocabulary::action(&action.vocabulary);
-    let input_schema = schema::input(action).to_string();
-    let output_schema = schema::output(action, types).to_string();
     let mut optional = Vec::new();
+    let input_schema = schema::input(action).to_string();
+    if action.safety.destructive {
+        let confirmed = schema::confirmed_input(action).to_string();
+        optional.push(quote!(confirmed_input_schema_json: #confirmed,));
+    }
+    let output_schema = schema::output(action, types).to_string();
     if !aliases.is_empty() {
         optional.push(quote!(aliases: words![#(#aliases),*],));
     }

@@ -31,6 +31,23 @@ pub fn input(action: &Action) -> Value {
     schema
 }
 
+/// The input schema of a destructive action as surfaces that ask for approval offer it:
+/// with the `confirm` flag the dispatcher takes out of the arguments.
+pub fn confirmed_input(action: &Action) -> Value {
+    let mut schema = input(action);
+    let confirm = json!({
+        "type": "boolean",
+        "description": "true only after the user approved this destructive action.",
+    });
+    match schema.get_mut("properties").and_then(Value::as_object_mut) {
+        Some(properties) => {
+            properties.insert("confirm".into(), confirm);
+        }
+        None => schema["properties"] = json!({"confirm": confirm}),
+    }
+    schema
+}
+
 /// One parameter (or an object's field): type, description, enum, default, bounds.
 fn param_schema(param: &Param) -> Value {
     let mut schema = Map::new();
