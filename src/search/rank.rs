@@ -64,15 +64,18 @@ const IMPLIED_MISMATCH: i64 = -10;
 /// The action reads one thing by its id, and the request names none.
 const UNNAMED_TARGET: i64 = -8;
 /// A question (with no verb) and an action that changes something.
-const QUESTION_MUTATION: i64 = -15;
+const QUESTION_MUTATION: i64 = -20;
 /// No verb (and no question), and an action that changes something.
 const UNASKED_MUTATION: i64 = -12;
 /// The request names the part of the domain the action works on (comments, a log, ...).
-const OBJECT_MATCH: i64 = 34;
+/// The object weights were last set with every domain's requests left out in turn (what a
+/// new action meets): agreeing on the object, and disagreeing on it or on the domain,
+/// counted too much against the action's own words and phrases.
+const OBJECT_MATCH: i64 = 26;
 /// The action works on a part of its domain the request does not name.
 const OBJECT_MISSING: i64 = -24;
 /// The request names a part of the domain the action does not work on.
-const OBJECT_FOREIGN: i64 = -20;
+const OBJECT_FOREIGN: i64 = -12;
 /// The action works on several parts and the request names only some of them, or it names
 /// a part this action does not work on beside one it does ("reactions on comment 6" is
 /// not the issue's own reactions; "add a note" is no reaction to one).
@@ -89,7 +92,7 @@ const CONTAINER_MISSING: i64 = -15;
 /// The request names a container, and the action is scoped by another one.
 const CONTAINER_OTHER: i64 = -10;
 /// The request names domains, and not this action's.
-const DOMAIN_FOREIGN: i64 = -20;
+const DOMAIN_FOREIGN: i64 = -14;
 /// The request speaks of the caller, and the action is about the caller's own things.
 const FIRST_PERSON: i64 = 22;
 /// The action is about the caller, and the request speaks of someone else.
