@@ -151,7 +151,8 @@ fn object_text(json: &'static str) -> &'static str {
     if json.starts_with('{') { json } else { "{}" }
 }
 
-/// Parses every action's schemas now, so that the first `tools/list` finds them ready.
+/// Parses every action's schemas now, so that the first `tools/list` over HTTP (whose
+/// transport sends rmcp's `Tool`s, not `listing`) finds them ready.
 pub fn warm() {
     schemas();
 }
@@ -204,7 +205,8 @@ fn schemas() -> &'static [ParsedSchemas] {
 
 /// Parses the schemas in two halves of about the same size, the second on a thread of its
 /// own: at a thousand actions (1.6 MB of schemas) parsing took 8 ms on one core, most of
-/// what the first `tools/list` waited for after `initialize`.
+/// what the first `tools/list` waited for after `initialize` (over stdio it no longer does:
+/// `listing`).
 fn parse_in_two(texts: &[&'static str]) -> Vec<Arc<Map<String, Value>>> {
     let parse = |part: &[&'static str]| -> Vec<Arc<Map<String, Value>>> {
         part.iter().map(|json| Arc::new(schema(json))).collect()
