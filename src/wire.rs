@@ -258,12 +258,13 @@ fn take_listing(item: &mut TxJsonRpcMessage<RoleServer>) -> Option<String> {
 }
 
 /// Takes the answer's empty `tools` array (`[]`) out of its line, and says where the tools
-/// text goes. Only the result's own key can read `"tools":[]` unescaped: inside a JSON
-/// string every quote is escaped.
+/// text goes. `tools` is the last field of the result, which is the last of the answer, so
+/// its key is the last `"tools":[]` of the line (inside a JSON string every quote is
+/// escaped; a `_meta` entry would come before it).
 fn make_room(mut line: Vec<u8>) -> (Vec<u8>, Option<usize>) {
     const KEY: &[u8] = b"\"tools\":";
     let empty = [KEY, b"[]"].concat();
-    let Some(found) = memchr::memmem::find(&line, &empty) else {
+    let Some(found) = memchr::memmem::rfind(&line, &empty) else {
         tracing::error!("a tools/list answer without `tools`: sent as rmcp wrote it");
         return (line, None);
     };
@@ -512,9 +513,14 @@ mod tests {
                 result: ServerResult::ListToolsResult(result),
             })
         };
-        let typed = answer(ListToolsResult::with_all_items(tools.clone()).with_ttl_ms(5));
+        // A `_meta` entry that reads like the key comes before it.
+        let mut decoy = MetaObject::new();
+        decoy.0.insert("tools".into(), serde_json::json!([]));
+        let mut typed = ListToolsResult::with_all_items(tools.clone()).with_ttl_ms(5);
+        typed.meta = Some(decoy.clone());
+        let typed = answer(typed);
         let mut text = ListToolsResult::with_all_items(Vec::new()).with_ttl_ms(5);
-        let mut meta = MetaObject::new();
+        let mut meta = decoy;
         meta.0.insert(
             LISTING_KEY.into(),
             Value::String(serde_json::to_string(&tools).unwrap()),
