@@ -209,28 +209,22 @@ impl Intent {
             }
             // A phrase of an action asks for its operation, on its objects, in its domain;
             // its operation counts only when no word asks for one ("remove the time
-            // estimate" does not set it).
-            // A phrase that a domain's actions of several operations share ("group wiki
-            // page": read one, write one, delete one) names what they work on, not what is
-            // done to it: it asks for none of their operations.
-            let operation_of =
-                |id: usize| lexicon.operation_id(lexicon.actions[id].vocabulary.operation);
+            // estimate" does not set it). A phrase that a domain's actions of several
+            // operations share ("group wiki page": read one, write one, delete one) names
+            // what they work on, not what is done to it: it asks for none of them.
             for id in &meaning.actions {
                 let action = lexicon.actions[*id];
-                let operation = operation_of(*id);
+                insert(&mut intent.actions, *id);
+                let operation = action.vocabulary.operation;
                 let agreed = meaning.actions.iter().all(|other| {
-                    lexicon.actions[*other].domain != action.domain
-                        || operation_of(*other) == operation
+                    let other = lexicon.actions[*other];
+                    other.domain != action.domain || other.vocabulary.operation == operation
                 });
-                if let Some(operation) = operation
+                if let Some(operation) = lexicon.operation_id(operation)
                     && agreed
                 {
                     insert(&mut phrased, operation);
                 }
-            }
-            for id in &meaning.actions {
-                let action = lexicon.actions[*id];
-                insert(&mut intent.actions, *id);
                 // A phrase that several domains' actions share names none of them.
                 let one_domain = meaning
                     .actions
