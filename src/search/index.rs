@@ -712,9 +712,18 @@ impl Index {
     fn find_with(&self, request: &FindRequest, unseen: Option<&str>) -> Found {
         let query = request.query.trim();
         let mut raw = tokens::pieces(query);
-        tokens::drop_speaker(&mut raw);
+        // Who asks is not what is asked, for the known requests either: "security auditor:
+        // who can access acme/api" is nearest to what people asked who can access, not to
+        // what other auditors asked.
+        let asked = if tokens::drop_speaker(&mut raw) {
+            query
+                .split_once(':')
+                .map_or(query, |(_, rest)| rest.trim_start())
+        } else {
+            query
+        };
         let reading = self.read(&raw);
-        let (mut hits, rules_top) = self.rank(query, &raw, &reading, unseen, request.explain);
+        let (mut hits, rules_top) = self.rank(asked, &raw, &reading, unseen, request.explain);
 
         let close = |top: i64, other: i64| other * 100 >= top * super::rank::AMBIGUITY_SHARE;
         let ambiguous = match hits.as_slice() {

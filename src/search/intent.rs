@@ -45,6 +45,8 @@ impl Shape {
     pub fn of(action: &Action) -> Self {
         match (action.method, action.result) {
             (Method::Get, ResultShape::List { .. }) => Self::Many,
+            // A listing GitLab answers as one object (an archive's directory) lists too.
+            (Method::Get, _) if action.vocabulary.operation == "list" => Self::Many,
             (Method::Get, _) => Self::One,
             _ => Self::Change,
         }
@@ -211,15 +213,18 @@ impl Intent {
             // its operation counts only when no word asks for one ("remove the time
             // estimate" does not set it). A phrase that a domain's actions of several
             // operations share ("group wiki page": read one, write one, delete one) names
-            // what they work on, not what is done to it: it asks for none of them.
+            // what they work on, not what is done to it: it asks for none of them. Nor
+            // does the phrase of a single read said in the plural ("group audit events"
+            // asks for a list, not for `get`).
             for id in &meaning.actions {
                 let action = lexicon.actions[*id];
                 insert(&mut intent.actions, *id);
                 let operation = action.vocabulary.operation;
-                let agreed = meaning.actions.iter().all(|other| {
-                    let other = lexicon.actions[*other];
-                    other.domain != action.domain || other.vocabulary.operation == operation
-                });
+                let agreed = !(token.plural && Shape::of(action) == Shape::One)
+                    && meaning.actions.iter().all(|other| {
+                        let other = lexicon.actions[*other];
+                        other.domain != action.domain || other.vocabulary.operation == operation
+                    });
                 if let Some(operation) = lexicon.operation_id(operation)
                     && agreed
                 {

@@ -154,6 +154,8 @@ impl Lexicon {
                 .collect(),
         };
         let mut declared: Vec<Declared> = Vec::new();
+        // Which domain each noun (the first entries of `declared`) names.
+        let mut noun_domains: Vec<usize> = Vec::new();
 
         // Nouns: a domain's name in words and its declared nouns.
         for (id, domain) in domains.iter().enumerate() {
@@ -171,6 +173,7 @@ impl Lexicon {
                     meaning: meaning.clone(),
                     verb: None,
                 });
+                noun_domains.push(id);
             }
         }
         // Operations: the shared ones, then each action's own verbs.
@@ -246,6 +249,36 @@ impl Lexicon {
                     },
                     verb: None,
                 });
+            }
+        }
+        // A noun that spells out one of its domain's objects names that object too: in
+        // "show personal access token 4101" the noun takes the word `personal`, which says
+        // which of the domain's tokens is meant.
+        let mut domain_objects: Vec<Vec<usize>> = vec![Vec::new(); domains.len()];
+        for action in actions {
+            let Some(domain) = lexicon.domain_id(action.domain) else {
+                continue;
+            };
+            for object in action.vocabulary.objects {
+                let id = lexicon.object(object);
+                if !domain_objects[domain].contains(&id) {
+                    domain_objects[domain].push(id);
+                }
+            }
+        }
+        for (noun, domain) in declared.iter_mut().zip(noun_domains) {
+            let words = units(&noun.text);
+            if words.len() < 2 {
+                continue;
+            }
+            for word in &words {
+                let key = (Table::Object, stem(word));
+                if let Some(object) = lexicon.ids.get(&key)
+                    && domain_objects[domain].contains(object)
+                    && !noun.meaning.objects.contains(object)
+                {
+                    noun.meaning.objects.push(*object);
+                }
             }
         }
         for item in declared {

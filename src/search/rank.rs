@@ -117,6 +117,11 @@ const EXAMPLE_WEIGHT: f64 = 3.0;
 const NAMESAKE: i64 = 80;
 /// Words in a prompt before its clauses are also searched one by one.
 const LONG_PROMPT: usize = 9;
+/// What a word of an action's phrase counts (out of ten) for the other actions it matches.
+const PHRASE_WORD: i64 = 5;
+/// How such a word matched (in an explanation); it explains half of its term.
+const IN_A_PHRASE: &str = "in a phrase";
+
 /// A long prompt read whole counts this share (in percent) of its score.
 const WHOLE_PROMPT: i64 = 65;
 
@@ -151,6 +156,16 @@ impl Query {
         for term in &token.meaning.terms {
             if !candidates.iter().any(|(t, ..)| t == term) {
                 candidates.push((term.to_string(), synonym, "means"));
+            }
+        }
+        // An action's phrase ("group audit event") names that action, and its words still
+        // say what its siblings are about ("group audit events" lists them).
+        if !token.meaning.actions.is_empty() {
+            for word in token.word.split(' ').filter(|w| !w.is_empty()) {
+                let stemmed = super::stem(word);
+                if !candidates.iter().any(|(t, ..)| *t == stemmed) {
+                    candidates.push((stemmed, PHRASE_WORD, IN_A_PHRASE));
+                }
             }
         }
         Self {
@@ -447,6 +462,8 @@ impl Index {
         let count = self.documents.len();
         let mut points = vec![0i64; count];
         let mut matched = vec![0i64; count];
+        // Terms matched only by a word of another action's phrase.
+        let mut halves = vec![0i64; count];
         let mut reasons: Vec<Vec<String>> = if explain {
             vec![Vec::new(); count]
         } else {
@@ -507,6 +524,11 @@ impl Index {
                     }
                 }
                 matched[d] += 1;
+                if let (candidate, Some(_)) = how[d]
+                    && term.candidates[candidate].2 == IN_A_PHRASE
+                {
+                    halves[d] += 1;
+                }
                 best[d] = 0;
             }
         }
@@ -567,7 +589,7 @@ impl Index {
             // Scale by coverage of the words the catalog knows: an action that explains every
             // such word beats one that explains a few strongly.
             let known = known.max(matched[d]).max(1);
-            let coverage = matched[d] * 100 / known;
+            let coverage = (2 * matched[d] - halves[d]) * 50 / known;
             out.push(Scored {
                 document,
                 score: score * (50 + coverage / 2) / 100,

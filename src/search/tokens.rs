@@ -135,14 +135,16 @@ const ROLES: &[&str] = &[
 
 /// Drops who is speaking from the head of a request ("security auditor: who has ...",
 /// "PM: ..."): up to three words before a colon, the last of them a role, say who asks,
-/// not what ("create an issue: ..." is kept).
-pub fn drop_speaker(pieces: &mut Vec<String>) {
+/// not what ("create an issue: ..." is kept). Whether it dropped them.
+pub fn drop_speaker(pieces: &mut Vec<String>) -> bool {
     let Some(end) = pieces.iter().take(3).position(|p| p.ends_with(':')) else {
-        return;
+        return false;
     };
-    if ROLES.contains(&pieces[end].trim_end_matches(':')) && end + 1 < pieces.len() {
+    let speaks = ROLES.contains(&pieces[end].trim_end_matches(':')) && end + 1 < pieces.len();
+    if speaks {
         pieces.drain(..=end);
     }
+    speaks
 }
 
 /// One word of a request, or one reference, before phrases are grouped.
@@ -286,9 +288,12 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         let run: Vec<String> = units[at..run_end].iter().map(|u| u.word.clone()).collect();
         if let Some((length, meaning)) = lexicon.phrase_at(&run, 0) {
             let last = at + length - 1;
-            // `ci runs`, `pull requests`: a phrase is plural by its last word.
+            // `ci runs`, `pull requests`, `group audit events`: a phrase is plural by its
+            // last word.
             let end = &run[length - 1];
-            let plural = meaning.names_thing() && end.ends_with('s') && words::stem(end) != *end;
+            let plural = (meaning.names_thing() || !meaning.actions.is_empty())
+                && end.ends_with('s')
+                && words::stem(end) != *end;
             let mut meaning = meaning;
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             let verb = !meaning.operations.is_empty();
