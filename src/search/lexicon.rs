@@ -524,6 +524,16 @@ impl Lexicon {
 /// Words a phrase may leave out or add inside it.
 const ARTICLES: &[&str] = &["the", "a", "an"];
 
+/// Words that start what a verb is done to or with ("look for", "look through"), never
+/// the rest of a verb said after its object.
+const OBJECT_INTRODUCERS: &[&str] = &[
+    "for", "at", "to", "with", "of", "into", "from", "through", "about", "on", "in",
+];
+
+/// The most words between a verb and the rest of it ("mark the first review thread as
+/// resolved").
+const VERB_GAP: usize = 4;
+
 /// Where a phrase (`stems`) that starts at `words[at]` ends in `words`, if it is there.
 fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
     let (mut phrase, mut word) = (0, at);
@@ -548,6 +558,37 @@ fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
 }
 
 impl Lexicon {
+    /// A verb of several words that starts with `words[0]` and ends its clause, `words`,
+    /// after its object ("mark the thread as resolved", "turn those off"): where the rest
+    /// of it starts in `words`, and how many words it has. None when a phrase of several
+    /// words starts at `words[0]` as it stands. The rest must end the clause: before
+    /// more words it is a preposition ("cut a branch off main", "kick bob off acme/web").
+    pub fn separated_verb(&self, words: &[String]) -> Option<(usize, usize)> {
+        let candidates = self.phrases.get(stem(words.first()?).as_str())?;
+        if self
+            .phrase_at(words, 0)
+            .is_some_and(|(length, _)| length > 1)
+        {
+            return None;
+        }
+        candidates
+            .iter()
+            .filter(|(stems, entry)| {
+                stems.len() > 1
+                    && !entry.verbs.is_empty()
+                    && !OBJECT_INTRODUCERS.contains(&stems[1].as_str())
+            })
+            .find_map(|(stems, _)| {
+                let rest = &stems[1..];
+                let at = words.len().checked_sub(rest.len())?;
+                let ends = rest
+                    .iter()
+                    .zip(&words[at..])
+                    .all(|(expected, word)| *expected == stem(word));
+                (ends && (2..=VERB_GAP + 1).contains(&at)).then_some((at, rest.len()))
+            })
+    }
+
     pub fn operation_id(&self, name: &str) -> Option<usize> {
         self.ids.get(&(Table::Operation, name.to_owned())).copied()
     }
@@ -623,5 +664,31 @@ mod tests {
                 .contains(&spin)
         );
         assert_eq!(lexicon.reference("@")[0].domain, 0);
+    }
+
+    #[test]
+    fn a_verb_may_end_after_its_object() {
+        let domains: Vec<&'static DomainInfo> = DOMAINS.iter().collect();
+        let lexicon = Lexicon::new(&[], &domains, &[&VOCABULARY]);
+        // "spin the big gadget around": "around" is the rest of "spin around".
+        assert_eq!(
+            lexicon.separated_verb(&words("spin the big gadget around")),
+            Some((4, 1))
+        );
+        // Said whole, it is the phrase as it stands.
+        assert_eq!(
+            lexicon.separated_verb(&words("spin around the gadget")),
+            None
+        );
+        // Followed by more words it is a preposition: the gadget is spun, around the rest.
+        assert_eq!(
+            lexicon.separated_verb(&words("spin the gadget around the yard")),
+            None
+        );
+        // Too far from the verb to be its rest.
+        assert_eq!(
+            lexicon.separated_verb(&words("spin the one big shiny new gadget around")),
+            None
+        );
     }
 }

@@ -242,11 +242,44 @@ impl State {
     }
 }
 
+/// The units with the rest of each verb said after its object moved next to the verb:
+/// "mark the thread as resolved" reads "mark as resolved the thread", "push the due date
+/// out" reads "push out the due date", so that the verb's phrase is found.
+fn join_separated_verbs(units: &[Unit], lexicon: &Lexicon) -> Vec<Unit> {
+    let mut units = units.to_vec();
+    let mut words: Vec<String> = units.iter().map(|u| u.word.clone()).collect();
+    for at in 0..units.len() {
+        if units[at].reference.is_some() || units[at].ends_clause {
+            continue;
+        }
+        let clause_end = units[at..]
+            .iter()
+            .position(|u| u.ends_clause)
+            .map_or(units.len(), |end| at + end + 1);
+        let Some((from, length)) = lexicon.separated_verb(&words[at..clause_end]) else {
+            continue;
+        };
+        move_next_to(&mut units, at, at + from, length);
+        words[at + 1..at + from + length].rotate_right(length);
+    }
+    units
+}
+
+/// Moves `length` units from `from` to right after the unit at `verb`; the clause still
+/// ends where it ended.
+fn move_next_to(units: &mut [Unit], verb: usize, from: usize, length: usize) {
+    let end = from + length;
+    let ends_clause = std::mem::take(&mut units[end - 1].ends_clause);
+    units[from - 1].ends_clause |= ends_clause;
+    units[verb + 1..end].rotate_right(length);
+}
+
 /// Tokens of the units of a request (or of one clause of it): phrases grouped (leftmost,
 /// longest first, never across a reference or a clause's end), each word read in the
 /// lexicon, and a role given to each. A word that names a thing asks for an operation
 /// only as the first word of the request's head ("comment on !42", but "the comments").
 pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
+    let units = &join_separated_verbs(units, lexicon);
     let mut tokens = Vec::new();
     let mut state = State::default();
     let mut first_head = true;
@@ -475,6 +508,29 @@ mod tests {
                 ("red".into(), Role::Value),
                 ("box".into(), Role::Context),
                 ("gadgets".into(), Role::Negated),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_rest_of_a_verb_said_after_its_object_joins_it() {
+        let lexicon = Lexicon::new(&[], &[], &[]);
+        let mut units = units(&pieces("twirl the widget round, then stop"), &lexicon);
+        // As the vocabulary's "twirl round" would.
+        move_next_to(&mut units, 0, 3, 1);
+        let joined: Vec<(&str, bool)> = units
+            .iter()
+            .map(|u| (u.word.as_str(), u.ends_clause))
+            .collect();
+        assert_eq!(
+            joined,
+            [
+                ("twirl", false),
+                ("round", false),
+                ("the", false),
+                ("widget", true),
+                ("then", false),
+                ("stop", false)
             ]
         );
     }
