@@ -104,6 +104,9 @@ pub struct Lexicon {
     stems: HashMap<Word, Entry>,
     /// Phrases by the stem of their first word: (stems, entry), longest first.
     phrases: HashMap<Word, Vec<(Vec<Word>, Entry)>>,
+    /// First stems of the verbs of several words that may be said around their object
+    /// (`separated_verb`): most requests have none, and are read without looking further.
+    separable: HashSet<Word>,
     /// Reference kind (`!`, `#`, `@`, `sha`, `file`) → what it names, per domain.
     references: HashMap<String, Vec<ReferenceMeaning>>,
     /// Every word the vocabulary spells out, for the typo fallback.
@@ -144,6 +147,7 @@ impl Lexicon {
             words: HashMap::new(),
             stems: HashMap::new(),
             phrases: HashMap::new(),
+            separable: HashSet::new(),
             references: HashMap::new(),
             spellings: Vec::new(),
             scoped_verbs: HashMap::new(),
@@ -327,6 +331,12 @@ impl Lexicon {
         for phrases in lexicon.phrases.values_mut() {
             phrases.sort_by_key(|(stems, _)| std::cmp::Reverse(stems.len()));
         }
+        lexicon.separable = lexicon
+            .phrases
+            .iter()
+            .filter(|(_, phrases)| phrases.iter().any(|(s, e)| separable(s, e)))
+            .map(|(first, _)| first.clone())
+            .collect();
         lexicon.spellings.sort();
         lexicon.spellings.dedup();
         lexicon.shrink();
@@ -557,13 +567,26 @@ fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
     Some(word)
 }
 
+/// A verb of several words whose rest may come after its object.
+fn separable(stems: &[Word], entry: &Entry) -> bool {
+    stems.len() > 1 && !entry.verbs.is_empty() && !OBJECT_INTRODUCERS.contains(&stems[1].as_str())
+}
+
 impl Lexicon {
+    /// Whether `word` may start a verb said around its object (`separated_verb`).
+    pub fn may_separate(&self, word: &str) -> bool {
+        self.separable.contains(stem(word).as_str())
+    }
+
     /// A verb of several words that starts with `words[0]` and ends its clause, `words`,
     /// after its object ("mark the thread as resolved", "turn those off"): where the rest
     /// of it starts in `words`, and how many words it has. None when a phrase of several
     /// words starts at `words[0]` as it stands. The rest must end the clause: before
     /// more words it is a preposition ("cut a branch off main", "kick bob off acme/web").
     pub fn separated_verb(&self, words: &[String]) -> Option<(usize, usize)> {
+        if !self.may_separate(words.first()?) {
+            return None;
+        }
         let candidates = self.phrases.get(stem(words.first()?).as_str())?;
         if self
             .phrase_at(words, 0)
@@ -573,11 +596,7 @@ impl Lexicon {
         }
         candidates
             .iter()
-            .filter(|(stems, entry)| {
-                stems.len() > 1
-                    && !entry.verbs.is_empty()
-                    && !OBJECT_INTRODUCERS.contains(&stems[1].as_str())
-            })
+            .filter(|(stems, entry)| separable(stems, entry))
             .find_map(|(stems, _)| {
                 let rest = &stems[1..];
                 let at = words.len().checked_sub(rest.len())?;

@@ -161,7 +161,11 @@ impl Query {
         // An action's phrase ("group audit event") names that action, and its words still
         // say what its siblings are about ("group audit events" lists them).
         if !token.meaning.actions.is_empty() {
-            for word in token.word.split(' ').filter(|w| !w.is_empty()) {
+            for word in token
+                .word
+                .split(' ')
+                .filter(|w| !w.is_empty() && !super::words::is_stop_word(w))
+            {
                 let stemmed = super::stem(word);
                 if !candidates.iter().any(|(t, ..)| *t == stemmed) {
                     candidates.push((stemmed, PHRASE_WORD, IN_A_PHRASE));

@@ -11,6 +11,8 @@
 //! references, not words: they say that one thing is meant, not which action.
 
 pub use super::known::terms::pieces;
+use std::borrow::Cow;
+
 use super::lexicon::{Lexicon, Meaning};
 use super::words;
 
@@ -245,7 +247,10 @@ impl State {
 /// The units with the rest of each verb said after its object moved next to the verb:
 /// "mark the thread as resolved" reads "mark as resolved the thread", "push the due date
 /// out" reads "push out the due date", so that the verb's phrase is found.
-fn join_separated_verbs(units: &[Unit], lexicon: &Lexicon) -> Vec<Unit> {
+fn join_separated_verbs<'a>(units: &'a [Unit], lexicon: &Lexicon) -> Cow<'a, [Unit]> {
+    if !units.iter().any(|u| lexicon.may_separate(&u.word)) {
+        return Cow::Borrowed(units);
+    }
     let mut units = units.to_vec();
     let mut words: Vec<String> = units.iter().map(|u| u.word.clone()).collect();
     for at in 0..units.len() {
@@ -262,7 +267,7 @@ fn join_separated_verbs(units: &[Unit], lexicon: &Lexicon) -> Vec<Unit> {
         move_next_to(&mut units, at, at + from, length);
         words[at + 1..at + from + length].rotate_right(length);
     }
-    units
+    Cow::Owned(units)
 }
 
 /// Moves `length` units from `from` to right after the unit at `verb`; the clause still
@@ -279,7 +284,7 @@ fn move_next_to(units: &mut [Unit], verb: usize, from: usize, length: usize) {
 /// lexicon, and a role given to each. A word that names a thing asks for an operation
 /// only as the first word of the request's head ("comment on !42", but "the comments").
 pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
-    let units = &join_separated_verbs(units, lexicon);
+    let units: &[Unit] = &join_separated_verbs(units, lexicon);
     let mut tokens = Vec::new();
     let mut state = State::default();
     let mut first_head = true;
