@@ -584,10 +584,11 @@ impl Lexicon {
     /// words starts at `words[0]` as it stands. The rest must end the clause: before
     /// more words it is a preposition ("cut a branch off main", "kick bob off acme/web").
     pub fn separated_verb(&self, words: &[String]) -> Option<(usize, usize)> {
-        if !self.may_separate(words.first()?) {
+        let first = stem(words.first()?);
+        if !self.separable.contains(first.as_str()) {
             return None;
         }
-        let candidates = self.phrases.get(stem(words.first()?).as_str())?;
+        let candidates = self.phrases.get(first.as_str())?;
         if self
             .phrase_at(words, 0)
             .is_some_and(|(length, _)| length > 1)
