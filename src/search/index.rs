@@ -676,7 +676,7 @@ impl Index {
         let terms: Vec<Query> = tokens
             .iter()
             .filter(|t| t.reference.is_none() && matches!(t.role, Role::Head | Role::Context))
-            .map(|t| Query::new(t, &self.action_documents))
+            .map(|t| Query::new(t, &self.action_documents, &self.lexicon.actions))
             .collect();
         let known = terms
             .iter()
@@ -878,7 +878,7 @@ fn same_letters(a: &str, b: &str) -> bool {
 
 /// The container an action's path is scoped by: its first segment, in the singular, when a
 /// parameter follows it (`projects` in `/projects/{project_id}/merge_requests`).
-fn container(action: &Action) -> Option<&'static str> {
+pub(super) fn container(action: &Action) -> Option<&'static str> {
     let mut segments = action.path.split('/').filter(|s| !s.is_empty());
     let first = segments.next()?;
     segments.next()?.starts_with('{').then_some(())?;

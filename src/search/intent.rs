@@ -199,6 +199,9 @@ impl Intent {
             for domain in &meaning.domains {
                 insert(&mut intent.domains, *domain);
             }
+            for container in &meaning.containers {
+                insert(&mut intent.containers, *container);
+            }
             if !meaning.operations.is_empty() {
                 insert_word(&mut intent.verb_words, &token.word);
                 let stemmed = super::stem(&token.word);

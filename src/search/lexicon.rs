@@ -29,6 +29,8 @@ pub struct Meaning {
     pub objects: Vec<usize>,
     /// Actions it names alone (a phrase of theirs).
     pub actions: Vec<usize>,
+    /// Containers a phrase names in passing: "group audit events" is about a group.
+    pub containers: Vec<usize>,
     /// Catalog terms (stemmed) it also means, for matching the catalog's text.
     pub terms: Vec<Word>,
 }
@@ -44,6 +46,7 @@ impl Meaning {
         self.operations.shrink_to_fit();
         self.objects.shrink_to_fit();
         self.actions.shrink_to_fit();
+        self.containers.shrink_to_fit();
         self.terms.shrink_to_fit();
     }
 
@@ -52,6 +55,7 @@ impl Meaning {
         extend_unique(&mut self.operations, &other.operations);
         extend_unique(&mut self.objects, &other.objects);
         extend_unique(&mut self.actions, &other.actions);
+        extend_unique(&mut self.containers, &other.containers);
         extend_unique(&mut self.terms, &other.terms);
     }
 }
@@ -270,7 +274,7 @@ impl Lexicon {
                 }
             }
         }
-        for (noun, domain) in declared.iter_mut().zip(noun_domains) {
+        for (noun, &domain) in declared.iter_mut().zip(&noun_domains) {
             let words = units(&noun.text);
             if words.len() < 2 {
                 continue;
@@ -283,6 +287,32 @@ impl Lexicon {
                 {
                     noun.meaning.objects.push(*object);
                 }
+            }
+        }
+        // A phrase that says the noun of its action's container names that container:
+        // "group audit events" is about a group's events, not a project's. (The phrase
+        // takes the word, which alone would have said so.)
+        let container_nouns: HashMap<String, usize> = declared
+            .iter()
+            .zip(&noun_domains)
+            .filter(|(noun, _)| !noun.text.contains(' '))
+            .map(|(noun, domain)| (stem(&noun.text), *domain))
+            .collect();
+        for phrase in declared
+            .iter_mut()
+            .filter(|d| !d.meaning.actions.is_empty())
+        {
+            let action = actions[phrase.meaning.actions[0]];
+            let Some(container) =
+                super::index::container(action).and_then(|name| lexicon.domain_id(name))
+            else {
+                continue;
+            };
+            let says_it = units(&phrase.text)
+                .iter()
+                .any(|word| container_nouns.get(&stem(word)) == Some(&container));
+            if says_it && lexicon.domain_id(action.domain) != Some(container) {
+                phrase.meaning.containers.push(container);
             }
         }
         for item in declared {

@@ -8,9 +8,10 @@ use hashbrown::{HashMap, HashSet};
 
 use super::Hit;
 use super::index::{Document, Index};
-use super::intent::Intent;
+use super::intent::{Intent, Shape};
 use super::lexicon::Lexicon;
 use super::tokens::{self, Reference, Token};
+use crate::catalog::Action;
 
 /// Field classes, strongest first, with the points a matching term earns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -144,7 +145,11 @@ pub struct Query {
 }
 
 impl Query {
-    pub fn new(token: &Token, action_documents: &[Option<u32>]) -> Self {
+    pub fn new(
+        token: &Token,
+        action_documents: &[Option<u32>],
+        actions: &[&'static Action],
+    ) -> Self {
         let context = token.role == tokens::Role::Context;
         let (exact, synonym, how) = match (token.typo, context) {
             (_, true) => (4, 3, "in context"),
@@ -176,10 +181,14 @@ impl Query {
             word: token.word.clone(),
             stemmed,
             candidates,
+            // Said in the plural, a single read's phrase ("members of the group") asks for
+            // the list its words are about, not that one read; unless the read declares it
+            // so ("notification settings").
             actions: token
                 .meaning
                 .actions
                 .iter()
+                .filter(|id| !token.plural || !plural_of_single_read(actions[**id], &token.word))
                 .filter_map(|id| action_documents.get(*id).copied().flatten())
                 .collect(),
             typo: token.typo,
@@ -804,6 +813,18 @@ impl Index {
         }
         points
     }
+}
+
+/// Whether `phrase`, said in the plural, is one of a single read's phrases said in the
+/// plural where the read declares it in the singular.
+fn plural_of_single_read(action: &Action, phrase: &str) -> bool {
+    let said: Vec<&str> = phrase.split(' ').collect();
+    let head = tokens::head_word(&said);
+    Shape::of(action) == Shape::One
+        && !action.vocabulary.phrases.iter().any(|declared| {
+            let declared: Vec<&str> = declared.split(' ').collect();
+            tokens::head_word(&declared) == head
+        })
 }
 
 /// Whether a request names both a destructive action's operation and its object: its

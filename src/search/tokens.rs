@@ -327,11 +327,11 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         if let Some((length, meaning)) = lexicon.phrase_at(&run, 0) {
             let last = at + length - 1;
             // `ci runs`, `pull requests`, `group audit events`: a phrase is plural by its
-            // last word.
-            let end = &run[length - 1];
+            // last word, or by the word before its `of` ("members of the group").
+            let end = head_word(&run[..length]);
             let plural = (meaning.names_thing() || !meaning.actions.is_empty())
                 && end.ends_with('s')
-                && words::stem(end) != *end;
+                && words::stem(end) != end;
             let mut meaning = meaning;
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             let verb = !meaning.operations.is_empty();
@@ -490,6 +490,16 @@ fn reference(word: &str) -> Option<Reference> {
     (word.contains('/') && word.len() > 1).then_some(Reference::Name)
 }
 
+/// The word of a phrase that says how many things it names: its last, or the one before
+/// its `of` ("members of the group").
+pub(super) fn head_word<S: AsRef<str>>(words: &[S]) -> &str {
+    let at = match words.iter().position(|w| w.as_ref() == "of") {
+        Some(of) if of > 0 => of - 1,
+        _ => words.len().saturating_sub(1),
+    };
+    words.get(at).map_or("", AsRef::as_ref)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,6 +510,14 @@ mod tests {
             .into_iter()
             .map(|t| (t.word, t.role))
             .collect()
+    }
+
+    #[test]
+    fn a_phrase_is_as_many_as_its_head_word() {
+        assert_eq!(head_word(&["group", "audit", "events"]), "events");
+        assert_eq!(head_word(&["members", "of", "the", "group"]), "members");
+        assert_eq!(head_word(&["of", "course"]), "course");
+        assert_eq!(head_word::<&str>(&[]), "");
     }
 
     #[test]

@@ -596,6 +596,28 @@ fn on_arrival_an_actions_vocabulary_names_it_among_its_siblings() {
     }
 }
 
+/// A phrase speaks for the words it takes: "group audit events" (the phrase of
+/// `audit_event.group_get`) still says the events are a group's, and said in the plural
+/// ("members of group", the phrase of `member.group_get` in the singular) it asks for the
+/// list, not the one read. Each once ranked a sibling first: a project's events, one member.
+#[test]
+fn on_arrival_a_phrase_keeps_what_its_words_say() {
+    for (domain, query, wanted) in [
+        (
+            "audit_event",
+            "group audit events for acme/platform",
+            "audit_event.group_list",
+        ),
+        (
+            "member",
+            "members of group acme/docs-team",
+            "member.group_list",
+        ),
+    ] {
+        assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
+    }
+}
+
 /// The action a search ranks first for `query` when no request for `domain` is known.
 fn first_on_arrival(domain: &str, query: &str) -> &'static str {
     let prefix = format!("{domain}.");
