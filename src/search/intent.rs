@@ -60,6 +60,8 @@ pub struct Intent {
     pub verbs: Vec<(usize, i64)>,
     pub objects: Vec<usize>,
     pub plural: bool,
+    /// The words said in the plural, as said (`approvals`).
+    pub plurals: Vec<String>,
     /// References in the head of the request.
     pub references: Vec<Reference>,
     /// The request gives a number (`42`, `!42`, `#42`) anywhere: something can be read by
@@ -251,6 +253,13 @@ impl Intent {
                 intent.first_person |= action.vocabulary.caller;
             }
             intent.plural |= token.plural;
+            if token.plural {
+                let said: Vec<&str> = token.word.split(' ').collect();
+                let head = super::tokens::head_word(&said).to_owned();
+                if !intent.plurals.contains(&head) {
+                    intent.plurals.push(head);
+                }
+            }
         }
         if intent.containers.is_empty() {
             intent.containers = paths;

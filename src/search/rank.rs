@@ -658,7 +658,20 @@ impl Index {
                 points += VERB_MISMATCH;
             }
         } else {
+            // An action named in the plural reads what the plural names ("approvals on
+            // !56" reads `merge_request.approvals`, one object).
+            let named_in_plural = || {
+                document
+                    .action
+                    .name
+                    .split('_')
+                    .any(|word| intent.plurals.iter().any(|p| p == word))
+            };
             match intent.implied_shape() {
+                Some(Shape::Many) if document.shape == Shape::One && named_in_plural() => {
+                    points += IMPLIED_VERB;
+                    say(format!("implies {operation}"));
+                }
                 Some(shape) if shape == document.shape => {
                     points += IMPLIED_VERB;
                     say(format!("implies {operation}"));

@@ -84,6 +84,8 @@ const PREPOSITIONS: &[&str] = &[
 const VALUE_INTRODUCERS: &[&str] = &[
     "labeled", "labelled", "called", "named", "titled", "saying", "says", "tagged",
 ];
+/// Articles: a verb after one, once the request has asked for something, qualifies a thing.
+const ARTICLES: &[&str] = &["the", "a", "an"];
 /// Words after which the rest of the clause is ruled out.
 const NEGATIONS: &[&str] = &["not", "without", "except", "excluding"];
 /// How many content words after a preposition are context.
@@ -373,6 +375,11 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                         .is_none_or(|(meaning, _)| meaning.operations.is_empty())
             }
         };
+        let after_article = || {
+            index > 0
+                && !units[index - 1].ends_clause
+                && ARTICLES.contains(&units[index - 1].word.as_str())
+        };
         at += 1;
         if word == "to" && asked {
             purpose = true;
@@ -384,8 +391,12 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
             let plural = plural && meaning.names_thing();
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
+            // Once a verb has asked, a verb after an article qualifies a thing: "rotate it
+            // and show the new one", "put the new value in".
             let ends_noun = || {
-                asked && !meaning.operations.is_empty() && !word.ends_with("ing") && after_noun()
+                asked
+                    && !meaning.operations.is_empty()
+                    && (after_article() || !word.ends_with("ing") && after_noun())
             };
             if (meaning.names_thing() && (plural || !first_head)) || ends_noun() {
                 meaning.operations.clear();
@@ -533,6 +544,27 @@ mod tests {
                 ("gadgets".into(), Role::Negated),
             ]
         );
+    }
+
+    #[test]
+    fn once_a_verb_asked_a_verb_after_an_article_qualifies_a_thing() {
+        static VOCABULARY: crate::catalog::Vocabulary = crate::catalog::Vocabulary {
+            operations: &[
+                crate::catalog::WordList::new("create", &["new"]),
+                crate::catalog::WordList::new("update", &["rotate"]),
+            ],
+            synonyms: &[],
+        };
+        let lexicon = Lexicon::new(&[], &[], &[&VOCABULARY]);
+        let asks = |text: &str| -> Vec<String> {
+            read(&units(&pieces(text), &lexicon), &lexicon)
+                .into_iter()
+                .filter(|t| !t.meaning.operations.is_empty())
+                .map(|t| t.word)
+                .collect()
+        };
+        assert_eq!(asks("rotate the key and show the new one"), ["rotate"]);
+        assert_eq!(asks("a new key"), ["new"]);
     }
 
     #[test]

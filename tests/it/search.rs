@@ -599,10 +599,17 @@ fn on_arrival_an_actions_vocabulary_names_it_among_its_siblings() {
 /// A phrase speaks for the words it takes: "group audit events" (the phrase of
 /// `audit_event.group_get`) still says the events are a group's, and said in the plural
 /// ("members of group", the phrase of `member.group_get` in the singular) it asks for the
-/// list, not the one read. Each once ranked a sibling first: a project's events, one member.
+/// list, not the one read; but an action named in the plural reads what the plural names
+/// ("approvals" of a merge request are one object). Each once ranked a sibling first: a
+/// project's events, one member, the approval rules.
 #[test]
 fn on_arrival_a_phrase_keeps_what_its_words_say() {
     for (domain, query, wanted) in [
+        (
+            "merge_request",
+            "approvals on !56",
+            "merge_request.approvals",
+        ),
         (
             "audit_event",
             "group audit events for acme/platform",
