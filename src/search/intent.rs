@@ -73,6 +73,8 @@ pub struct Intent {
     pub containers: Vec<usize>,
     /// Domains a reference points at, and the reference.
     pub referenced: Vec<(usize, Reference)>,
+    /// Domains whose one thing a `!42` or `#17` anywhere in the request names.
+    pub numbered: Vec<usize>,
     /// Actions a phrase of theirs names.
     pub actions: Vec<usize>,
     /// The request speaks of the caller (`my`, `me`, `who am I`).
@@ -160,6 +162,10 @@ impl Intent {
                     continue;
                 }
                 for meant in meanings {
+                    // `!42` and `#17` name one thing of their domain, wherever they are.
+                    if matches!(reference, Reference::Bang | Reference::Hash) {
+                        insert(&mut intent.numbered, meant.domain);
+                    }
                     match reference {
                         // `!42` and `@bob` name their domain; `#17` only leans to one.
                         Reference::Bang | Reference::Mention => {

@@ -84,6 +84,8 @@ const OBJECT_PARTIAL: i64 = -10;
 /// `!42` and `@bob` name their domain; `#17` only leans towards one.
 const NAMING_REFERENCE: i64 = 30;
 const LEANING_REFERENCE: i64 = 10;
+/// `!42` or `#17` names a thing of another domain, and the action takes none.
+const REFERENCE_UNUSED: i64 = -30;
 /// `@bob` is not the caller.
 const MENTION_NOT_CALLER: i64 = -30;
 /// The request names a container ("of a project") and the action is scoped by it, or by
@@ -796,6 +798,15 @@ impl Index {
                 _ => 0,
             };
         }
+        // `!42` names a merge request, `#17` (most likely) an issue, wherever it is said:
+        // an action of another domain that takes none has no use for it ("approval rules
+        // of !42" are the merge request's, not the project's).
+        if intent.numbered.iter().any(|domain| {
+            *domain != document.domain
+                && !takes(document.action, self.lexicon.domains[*domain].name)
+        }) {
+            points += REFERENCE_UNUSED;
+        }
         // The domains a named object of this action names are not foreign to it.
         let foreign = intent.domains.iter().all(|domain| {
             *domain != document.domain
@@ -826,6 +837,16 @@ impl Index {
         }
         points
     }
+}
+
+/// Whether `action` takes a thing of `domain` by its id or iid (`merge_request_iid`).
+fn takes(action: &Action, domain: &str) -> bool {
+    action.params.iter().any(|param| {
+        param
+            .name
+            .strip_prefix(domain)
+            .is_some_and(|rest| rest == "_iid" || rest == "_id")
+    })
 }
 
 /// Whether `phrase`, said in the plural, is one of a single read's phrases said in the

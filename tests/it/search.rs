@@ -620,6 +620,12 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "members of group acme/docs-team",
             "member.group_list",
         ),
+        // `!482` is a merge request's: the project's rules have no use for it.
+        (
+            "merge_request",
+            "list the approval rules configured on !482 in acme/web",
+            "merge_request.approval_rules",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
