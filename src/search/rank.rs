@@ -614,6 +614,14 @@ impl Index {
         out
     }
 
+    /// Whether a phrase of `document`'s action is said in the request.
+    fn phrase_names(&self, intent: &Intent, document: &Document) -> bool {
+        intent
+            .actions
+            .iter()
+            .any(|id| std::ptr::eq(self.lexicon.actions[*id], document.action))
+    }
+
     /// Points for agreeing (or not) with what the request asks for.
     fn agreement(
         &self,
@@ -651,9 +659,15 @@ impl Index {
                 .verb_words
                 .iter()
                 .any(|w| document.verbs.iter().any(|v| v == w))
+                && (document.action.is_mutation()
+                    || self.phrase_names(intent, document)
+                    || !tells_to_change(&self.lexicon, intent))
             {
                 // "remove the estimate" asks for what "Remove an issue's time estimate"
-                // does, whatever operation the vocabulary calls it.
+                // does, whatever operation the vocabulary calls it. Told to make a change,
+                // a read's words say what it reads, though: "close !77" asks no "Issues a
+                // merge request closes" ("which issues will this close" does, and
+                // "namespaces I can create projects in", a phrase of the read, names it).
                 points += VERB_MATCH / most;
                 say("asks in its own words".to_owned());
             } else {
@@ -837,6 +851,19 @@ impl Index {
         }
         points
     }
+}
+
+/// The operations every domain shares that change something.
+const CHANGES: [&str; 3] = ["create", "update", "delete"];
+
+/// Whether the request tells to make a change: it is no question, and every operation
+/// its verbs ask for changes something.
+fn tells_to_change(lexicon: &Lexicon, intent: &Intent) -> bool {
+    !intent.question
+        && intent
+            .verbs
+            .iter()
+            .all(|(operation, _)| CHANGES.contains(&lexicon.operations[*operation].as_str()))
 }
 
 /// Whether `action` takes a thing of `domain` by its id or iid (`merge_request_iid`).

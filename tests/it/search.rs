@@ -626,6 +626,12 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "list the approval rules configured on !482 in acme/web",
             "merge_request.approval_rules",
         ),
+        // Told to close, not asked which issues it closes.
+        (
+            "merge_request",
+            "close !77 in acme/api without merging, it missed the release",
+            "merge_request.update",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
