@@ -38,6 +38,8 @@ pub struct Document {
     pub needs_target: bool,
     /// That thing is named by a number (an id or an iid).
     pub needs_number: bool,
+    /// Lists the things of one thing named by a number (a pipeline's jobs).
+    pub lists_by_number: bool,
     pub shape: Shape,
     /// The domain its path is scoped by, by the path's first segment (`project` for
     /// `/projects/{project_id}/...`), if any.
@@ -514,10 +516,10 @@ impl Index {
             }
             index.operations_in.insert((domain, operation));
             let shape = Shape::of(action);
-            let targets = if shape == Shape::One {
-                targets(action)
+            let (targets, parents) = if shape == Shape::One {
+                (targets(action), Vec::new())
             } else {
-                Vec::new()
+                (Vec::new(), targets(action))
             };
             index.container_domains.extend(part.container);
             index.documents.push(Document {
@@ -528,6 +530,7 @@ impl Index {
                 caller: action.vocabulary.caller,
                 needs_target: !targets.is_empty(),
                 needs_number: targets.iter().any(|p| matches!(p.ty, ParamType::Integer)),
+                lists_by_number: parents.iter().any(|p| matches!(p.ty, ParamType::Integer)),
                 shape,
                 container: part.container,
                 terms: naming_terms(&terms),

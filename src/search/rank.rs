@@ -711,6 +711,11 @@ impl Index {
         {
             points += UNNAMED_TARGET;
         }
+        // Listing the things of one thing by its number, and the request gives none ("jobs
+        // of acme/web" are the project's, not a pipeline's).
+        if document.lists_by_number && !intent.gives_number {
+            points += UNNAMED_TARGET;
+        }
         // An object that is also another domain's noun (`group` in `label.group_create`)
         // qualifies the action's own domain: it is matched only when the request names that
         // domain too ("a label for the whole group"); "create a group" asks for a group.

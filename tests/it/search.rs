@@ -632,6 +632,12 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "close !77 in acme/api without merging, it missed the release",
             "merge_request.update",
         ),
+        // No pipeline number: the project's jobs, not one pipeline's.
+        (
+            "job",
+            "all failed jobs in acme/web across pipelines",
+            "job.list_project",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
