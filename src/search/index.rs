@@ -516,11 +516,11 @@ impl Index {
             }
             index.operations_in.insert((domain, operation));
             let shape = Shape::of(action);
-            let (targets, parents) = if shape == Shape::One {
-                (targets(action), Vec::new())
-            } else {
-                (Vec::new(), targets(action))
-            };
+            // What a read of one thing needs named; for a list, the thing whose things
+            // it lists (a pipeline's jobs).
+            let targets = targets(action);
+            let by_number = targets.iter().any(|p| matches!(p.ty, ParamType::Integer));
+            let reads_one = shape == Shape::One;
             index.container_domains.extend(part.container);
             index.documents.push(Document {
                 action,
@@ -528,9 +528,9 @@ impl Index {
                 operation,
                 objects: part.objects.clone(),
                 caller: action.vocabulary.caller,
-                needs_target: !targets.is_empty(),
-                needs_number: targets.iter().any(|p| matches!(p.ty, ParamType::Integer)),
-                lists_by_number: parents.iter().any(|p| matches!(p.ty, ParamType::Integer)),
+                needs_target: reads_one && !targets.is_empty(),
+                needs_number: reads_one && by_number,
+                lists_by_number: !reads_one && by_number,
                 shape,
                 container: part.container,
                 terms: naming_terms(&terms),

@@ -15,7 +15,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::Word;
-use super::words::{stem, units};
+use super::words::{ARTICLES, stem, units};
 use crate::catalog::{Action, DomainInfo, Vocabulary};
 
 /// What a word or phrase means. Ids index the lexicon's tables.
@@ -560,9 +560,6 @@ impl Lexicon {
         self.stems.contains_key(stemmed) || self.phrases.contains_key(stemmed)
     }
 }
-
-/// Words a phrase may leave out or add inside it.
-const ARTICLES: &[&str] = &["the", "a", "an"];
 
 /// Words that start what a verb is done to or with ("look for", "look through"), never
 /// the rest of a verb said after its object.

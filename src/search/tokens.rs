@@ -84,8 +84,6 @@ const PREPOSITIONS: &[&str] = &[
 const VALUE_INTRODUCERS: &[&str] = &[
     "labeled", "labelled", "called", "named", "titled", "saying", "says", "tagged",
 ];
-/// Articles: a verb after one, once the request has asked for something, qualifies a thing.
-const ARTICLES: &[&str] = &["the", "a", "an"];
 /// Words after which the rest of the clause is ruled out.
 const NEGATIONS: &[&str] = &["not", "without", "except", "excluding"];
 /// How many content words after a preposition are context.
@@ -378,7 +376,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         let after_article = || {
             index > 0
                 && !units[index - 1].ends_clause
-                && ARTICLES.contains(&units[index - 1].word.as_str())
+                && words::ARTICLES.contains(&units[index - 1].word.as_str())
         };
         at += 1;
         if word == "to" && asked {

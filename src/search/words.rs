@@ -5,6 +5,10 @@
 //! manifest's (`vocabulary:` in `actions/*.yaml`, read by `lexicon`); nothing here knows a
 //! domain or an action.
 
+/// Articles: a phrase may leave them out or add them inside it, and a verb after one (once
+/// the request has asked for something) qualifies a thing.
+pub const ARTICLES: &[&str] = &["the", "a", "an"];
+
 /// Words that carry no intent in a request, sorted (looked up by binary search: every word
 /// of every action's text is checked when the search index is built).
 const STOP_WORDS: &[&str] = &[
