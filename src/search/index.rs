@@ -87,8 +87,8 @@ pub struct Index {
     pub(super) lexicon: LexiconOf,
     /// Term → (document, strongest class), in document order.
     pub(super) postings: HashMap<Word, Vec<(u32, Class)>>,
-    /// Tags of more than one word, by the stem of their first: (document, stems).
-    pub(super) tag_phrases: HashMap<Word, Vec<(u32, Vec<Word>)>>,
+    /// Tags of more than one word, by the stem of their first: (document, phrase).
+    pub(super) tag_phrases: HashMap<Word, Vec<(u32, TagPhrase)>>,
     /// Exact ids, tool names and aliases → (document, is an alias).
     pub(super) ids: HashMap<Word, (u32, bool)>,
     /// Documents by operation, object and domain: the ones an intent alone can reach.
@@ -110,6 +110,14 @@ pub struct Index {
     pub(super) container_domains: HashSet<usize>,
     /// (domain, operation) pairs some offered action has.
     operations_in: HashSet<(usize, usize)>,
+}
+
+/// A tag of more than one word, as stems, and whether it ends in a plural ("wiki pages"):
+/// the singular ("the wiki page") then names one of those things, not the tag.
+#[derive(Clone)]
+pub(super) struct TagPhrase {
+    pub stems: Vec<Word>,
+    pub plural: bool,
 }
 
 /// What the index needs of every action of a catalog, whatever the policy: the lexicon,
@@ -139,8 +147,8 @@ struct PreparedAction {
     /// Each parameter's name and its terms (an index into `Prepared::param_terms`):
     /// whether a parameter counts depends on how many of the visible actions have it.
     params: Vec<(&'static str, u32)>,
-    /// Tags of more than one word, as stems.
-    tag_phrases: Vec<Vec<Word>>,
+    /// Tags of more than one word.
+    tag_phrases: Vec<TagPhrase>,
     /// Words of its texts the typo fallback may read a misspelling as.
     spellings: Vec<Word>,
     objects: Vec<usize>,
@@ -293,7 +301,10 @@ impl Prepared {
             for tag in action.tags {
                 let tag_words = words::words(tag);
                 if tag_words.len() > 1 {
-                    tag_phrases.push(tag_words.iter().map(|w| Word::from(stem(w))).collect());
+                    tag_phrases.push(TagPhrase {
+                        stems: tag_words.iter().map(|w| Word::from(stem(w))).collect(),
+                        plural: tag_words.last().is_some_and(|w| words::is_plural(w)),
+                    });
                 }
                 add(&tag_words, Class::Tag);
             }
@@ -483,7 +494,7 @@ impl Index {
             for phrase in &part.tag_phrases {
                 index
                     .tag_phrases
-                    .entry(phrase[0].clone())
+                    .entry(phrase.stems[0].clone())
                     .or_default()
                     .push((id, phrase.clone()));
             }
@@ -685,16 +696,17 @@ impl Index {
             .iter()
             .filter(|q| self.postings.contains_key(q.stemmed.as_str()) || q.has_meaning())
             .count();
-        let stems = units
+        let (stems, plurals) = units
             .iter()
             .filter(|u| {
                 u.reference.is_none() && u.word.chars().count() > 1 && !words::is_stop_word(&u.word)
             })
-            .map(|u| stem(&u.word))
-            .collect();
+            .map(|u| (stem(&u.word), words::is_plural(&u.word)))
+            .unzip();
         Reading {
             terms,
             stems,
+            plurals,
             intent,
             known,
             has_typos,

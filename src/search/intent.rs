@@ -87,6 +87,85 @@ pub struct Intent {
     pub asked: Vec<(String, usize)>,
 }
 
+/// Words that say how things ought to be ("issue #34 should be closed").
+const MODALS: &[&str] = &[
+    "should",
+    "shoud",
+    "shud",
+    "shouldn't",
+    "shouldnt",
+    "must",
+    "mustn't",
+    "ought",
+];
+
+/// Words between a modal and what it asks for that change nothing ("should really be").
+const IN_PASSING: &[&str] = &[
+    "only",
+    "also",
+    "still",
+    "now",
+    "really",
+    "just",
+    "already",
+    "instead",
+    "definitely",
+    "actually",
+    "probably",
+    "to",
+    "be",
+    "not",
+    "no",
+    "longer",
+    "never",
+    "anymore",
+];
+
+/// What a request that says how things ought to be, with no verb that asks for it, asks
+/// for: "X shouldn't exist", "X should be gone" and "there should be no X" a delete;
+/// "there should be a X" and "X should have a Y" a create; "X should be <done>" what its
+/// word asks for ("closed", "merged"), and anything else an update.
+fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
+    let Some(at) = pieces.iter().position(|w| MODALS.contains(&w.as_str())) else {
+        return Vec::new();
+    };
+    let operation = |name: &str| lexicon.operation_id(name).into_iter().collect();
+    let rest: Vec<&str> = pieces[at + 1..].iter().map(String::as_str).collect();
+    let negated = pieces[at].ends_with("n't")
+        || pieces[at].ends_with("nt")
+        || rest
+            .iter()
+            .take(3)
+            .any(|w| matches!(*w, "not" | "never" | "longer"));
+    let there = at > 0 && pieces[at - 1] == "there";
+    let said = rest.iter().find(|w| !IN_PASSING.contains(w)).copied();
+    let gone = matches!(
+        said,
+        Some("exist" | "work" | "there" | "around" | "left" | "remain")
+    );
+    if negated && gone || said == Some("gone") || there && rest.starts_with(&["be", "no"]) {
+        return operation("delete");
+    }
+    let article = |w: Option<&&str>| w.is_some_and(|w| matches!(*w, "a" | "an" | "another"));
+    let has = matches!(rest.first(), Some(&("have" | "carry" | "get" | "include")));
+    if (there && rest.first() == Some(&"be") || has) && article(rest.get(1)) {
+        return operation("create");
+    }
+    // The word after `be` may itself ask for an operation ("closed", "merged").
+    let asked = match said {
+        Some(word) if rest.first() == Some(&"be") => lexicon
+            .lookup(word)
+            .map(|(meaning, _)| meaning.operations)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    if asked.is_empty() {
+        operation("update")
+    } else {
+        asked
+    }
+}
+
 fn insert_word(into: &mut Vec<String>, word: &str) {
     let stemmed = super::stem(word);
     if !into.contains(&stemmed) {
@@ -272,6 +351,11 @@ impl Intent {
         }
         if intent.verbs.is_empty() {
             for operation in phrased {
+                intent.vote(operation);
+            }
+        }
+        if intent.verbs.is_empty() && !intent.question {
+            for operation in desired_state(&pieces, lexicon) {
                 intent.vote(operation);
             }
         }

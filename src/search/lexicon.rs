@@ -15,7 +15,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::Word;
-use super::words::{ARTICLES, stem, units};
+use super::words::{self, ARTICLES, stem, units};
 use crate::catalog::{Action, DomainInfo, Vocabulary};
 
 /// What a word or phrase means. Ids index the lexicon's tables.
@@ -500,7 +500,7 @@ impl Lexicon {
     /// three letters.
     pub fn lookup(&self, word: &str) -> Option<(Meaning, bool)> {
         let stemmed = stem(word);
-        let plural = stemmed != word && word.ends_with('s');
+        let plural = words::is_plural(word);
         let (entry, plural) = match self
             .words
             .get(word)

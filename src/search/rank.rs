@@ -214,6 +214,8 @@ pub struct Reading {
     pub terms: Vec<Query>,
     /// The stems of its words in order (stop words left out), for tag phrases.
     pub stems: Vec<String>,
+    /// Whether each of those words is said in the plural.
+    pub plurals: Vec<bool>,
     pub intent: Intent,
     /// Terms the catalog knows (directly, by meaning or by a typo match): only these count
     /// towards coverage, so names like `hotfix/crash` cost nothing.
@@ -553,7 +555,13 @@ impl Index {
         let mut in_phrase = vec![false; count];
         for (at, first) in reading.stems.iter().enumerate() {
             for (document, phrase) in self.tag_phrases.get(first.as_str()).into_iter().flatten() {
-                if starts_with(&reading.stems[at..], phrase) && !in_phrase[*document as usize] {
+                // "the wiki page" names one page, not the tag "wiki pages".
+                let number_agrees =
+                    || !phrase.plural || reading.plurals[at + phrase.stems.len() - 1];
+                if starts_with(&reading.stems[at..], &phrase.stems)
+                    && number_agrees()
+                    && !in_phrase[*document as usize]
+                {
                     in_phrase[*document as usize] = true;
                     phrased.push(*document);
                 }

@@ -329,9 +329,8 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             // `ci runs`, `pull requests`, `group audit events`: a phrase is plural by its
             // last word, or by the word before its `of` ("members of the group").
             let end = head_word(&run[..length]);
-            let plural = (meaning.names_thing() || !meaning.actions.is_empty())
-                && end.ends_with('s')
-                && words::stem(end) != end;
+            let plural =
+                (meaning.names_thing() || !meaning.actions.is_empty()) && words::is_plural(end);
             let mut meaning = meaning;
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             let verb = !meaning.operations.is_empty();

@@ -120,6 +120,12 @@ pub fn stems(text: &str) -> Vec<String> {
     words(text).iter().map(|w| stem(w)).collect()
 }
 
+/// Whether a word is said in the plural: the stemmer takes an `s` off it (`pages`,
+/// `policies`; not `status`).
+pub fn is_plural(word: &str) -> bool {
+    word.ends_with('s') && stem(word) != word
+}
+
 /// A light suffix stemmer, applied the same way to catalog and query words.
 pub fn stem(word: &str) -> String {
     let mut w = word.to_owned();

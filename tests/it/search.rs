@@ -638,6 +638,28 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "all failed jobs in acme/web across pipelines",
             "job.list_project",
         ),
+        // One page, not the tag "wiki pages" of the list.
+        (
+            "wiki",
+            "show me the wiki page \"Release checklist\" in acme/docs",
+            "wiki.get",
+        ),
+        // How things ought to be asks for the change that makes them so.
+        (
+            "issue",
+            "issue #58 in acme/web should be closed",
+            "issue.update",
+        ),
+        (
+            "tag",
+            "the tag v0.9.0-rc1 in acme/cli shouldn't exist anymore",
+            "tag.delete",
+        ),
+        (
+            "group",
+            "there should be a subgroup called infra under acme",
+            "group.create",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
