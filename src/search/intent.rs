@@ -79,6 +79,8 @@ pub struct Intent {
     pub actions: Vec<usize>,
     /// The request speaks of the caller (`my`, `me`, `who am I`).
     pub first_person: bool,
+    /// The request quotes a name or title.
+    pub quoted: bool,
     /// The request is a question (`what`, `who`, `is`, ...): it wants to read.
     pub question: bool,
     /// The words (stems) that ask for an operation.
@@ -188,6 +190,8 @@ impl Intent {
                 .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
                 .to_owned()
         };
+        // A title in quotes names one thing ("the wiki page \"Getting started\"").
+        intent.quoted = pieces.iter().any(|p| p.starts_with(['"', '\u{201c}']));
         let pieces: Vec<String> = pieces.iter().map(bare).collect();
         // "how do I add a variable" asks how to do something: it is a task, not a question.
         let asks_how_to = matches!(
@@ -390,14 +394,14 @@ impl Intent {
     }
 
     /// What the request asks for when no verb says it: a plural asks for a list, a
-    /// reference (other than `@name`) for one thing.
+    /// reference (other than `@name`) or a quoted title for one thing.
     pub fn implied_shape(&self) -> Option<Shape> {
         if !self.verbs.is_empty() {
             return None;
         }
         if self.plural {
             Some(Shape::Many)
-        } else if self.references.iter().any(|r| *r != Reference::Mention) {
+        } else if self.quoted || self.references.iter().any(|r| *r != Reference::Mention) {
             Some(Shape::One)
         } else {
             None

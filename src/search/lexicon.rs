@@ -636,6 +636,12 @@ impl Lexicon {
             })
     }
 
+    /// Whether `operations` (a word's) are to create and to update, both.
+    pub fn asks_create_or_update(&self, operations: &[usize]) -> bool {
+        let asks = |name: &str| operations.iter().any(|o| self.operations[*o] == name);
+        asks("create") && asks("update")
+    }
+
     pub fn operation_id(&self, name: &str) -> Option<usize> {
         self.ids.get(&(Table::Operation, name.to_owned())).copied()
     }

@@ -398,6 +398,16 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             if (meaning.names_thing() && (plural || !first_head)) || ends_noun() {
                 meaning.operations.clear();
             }
+            // A verb that may create or update ("add") followed by `a` or `an` makes a new
+            // thing: "add a download link to v2.3.1" creates a link.
+            let makes_one = units
+                .get(index + 1)
+                .is_some_and(|next| matches!(next.word.as_str(), "a" | "an" | "another"));
+            if makes_one && lexicon.asks_create_or_update(&meaning.operations) {
+                meaning
+                    .operations
+                    .retain(|operation| lexicon.operations[*operation] == "create");
+            }
             let role = state.role(!meaning.operations.is_empty());
             if role == Role::Head {
                 first_head = false;
