@@ -395,7 +395,13 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                     && !meaning.operations.is_empty()
                     && (after_article() || !word.ends_with("ing") && after_noun())
             };
-            if (meaning.names_thing() && (plural || !first_head)) || ends_noun() {
+            // After an article, a word that names a thing is that thing: "the tag v1.0
+            // shouldn't exist" tags nothing.
+            let noun_after_article = || meaning.names_thing() && after_article();
+            if (meaning.names_thing() && (plural || !first_head))
+                || noun_after_article()
+                || ends_noun()
+            {
                 meaning.operations.clear();
             }
             // A verb that may create or update ("add") followed by `a` or `an` makes a new
