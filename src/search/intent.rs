@@ -124,8 +124,9 @@ const IN_PASSING: &[&str] = &[
 ];
 
 /// What a request that says how things ought to be, with no verb that asks for it, asks
-/// for: "X shouldn't exist", "X should be gone" and "there should be no X" a delete;
-/// "there should be a X" and "X should have a Y" a create; "X should be <done>" what its
+/// for: "X shouldn't exist", "X should be gone", "X should no longer have Y" and "there
+/// should be no X" a delete; "X should exist", "there should be a X" and "X should have a
+/// Y" a create; "X should be <done>" what its
 /// word asks for ("closed", "merged"), and anything else an update.
 fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     let Some(at) = pieces.iter().position(|w| MODALS.contains(&w.as_str())) else {
@@ -145,8 +146,19 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
         said,
         Some("exist" | "work" | "there" | "around" | "left" | "remain")
     );
-    if negated && gone || said == Some("gone") || there && rest.starts_with(&["be", "no"]) {
+    // "shouldn't have access" takes it away; "shouldn't have the label" changes a field.
+    let loses = said == Some("have")
+        && rest
+            .iter()
+            .skip_while(|w| **w != "have")
+            .nth(1)
+            .is_none_or(|w| *w != "the");
+    let no_more = negated && (gone || loses) || rest.starts_with(&["have", "no"]);
+    if no_more || said == Some("gone") || there && rest.starts_with(&["be", "no"]) {
         return operation("delete");
+    }
+    if said == Some("exist") {
+        return operation("create");
     }
     let article = |w: Option<&&str>| w.is_some_and(|w| matches!(*w, "a" | "an" | "another"));
     let has = matches!(rest.first(), Some(&("have" | "carry" | "get" | "include")));
