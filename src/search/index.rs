@@ -112,6 +112,26 @@ pub struct Index {
     operations_in: HashSet<(usize, usize)>,
 }
 
+/// The sentences of an action's description that are about it: one that points to another
+/// action ("Group variables the project inherits: `ci_variable.group_list`") says what this
+/// one is not, and its words would count for the wrong action.
+fn own_sentences(action: &Action, action_ids: &HashSet<&str>) -> String {
+    let points_elsewhere = |sentence: &&str| {
+        sentence
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|code| code != action.id && action_ids.contains(code))
+    };
+    let sentences: Vec<&str> = action
+        .description
+        .split(". ")
+        .flat_map(|sentence| sentence.split("; "))
+        .filter(|sentence| !points_elsewhere(sentence))
+        .collect();
+    sentences.join(". ")
+}
+
 /// A tag of more than one word, as stems, and whether it ends in a plural ("wiki pages"):
 /// the singular ("the wiki page") then names one of those things, not the tag.
 #[derive(Clone)]
@@ -253,6 +273,7 @@ impl Prepared {
         let mut generic: HashMap<String, bool> = HashMap::new();
         // Looked up for every spelling of every action.
         let lexicon_spellings: HashSet<&str> = lexicon.spellings.iter().map(Word::as_str).collect();
+        let action_ids: HashSet<&str> = lexicon.actions.iter().map(|a| a.id).collect();
         let mut prepared = Vec::with_capacity(actions.len());
         let mut param_terms: Vec<Box<[Word]>> = Vec::new();
         let mut param_ids: HashMap<(&str, &[&str]), u32> = HashMap::new();
@@ -309,7 +330,10 @@ impl Prepared {
                 add(&tag_words, Class::Tag);
             }
             add(&words::words(action.title), Class::Title);
-            add(&words::words(action.description), Class::Text);
+            add(
+                &words::words(&own_sentences(action, &action_ids)),
+                Class::Text,
+            );
             let params = action
                 .params
                 .iter()
