@@ -165,12 +165,10 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     if (there && rest.first() == Some(&"be") || has) && article(rest.get(1)) {
         return operation("create");
     }
-    // The word after `be` may itself ask for an operation ("closed", "merged").
+    // The word after `be` may itself ask for an operation, as said or as the verb of its
+    // participle ("deleted", "protected", "closed").
     let asked = match said {
-        Some(word) if rest.first() == Some(&"be") => lexicon
-            .lookup(word)
-            .map(|(meaning, _)| meaning.operations)
-            .unwrap_or_default(),
+        Some(word) if rest.first() == Some(&"be") => participle_operations(word, lexicon),
         _ => Vec::new(),
     };
     if asked.is_empty() {
@@ -178,6 +176,26 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     } else {
         asked
     }
+}
+
+/// The operations a word asks for, or the verb it is the participle of: `deleted` is
+/// `delete`, `protected` `protect`, `stopped` `stop`.
+fn participle_operations(word: &str, lexicon: &Lexicon) -> Vec<usize> {
+    let verbs = [
+        Some(word),
+        word.strip_suffix('d'),
+        word.strip_suffix("ed"),
+        word.strip_suffix("ed")
+            .and_then(|w| w.get(..w.len().saturating_sub(1))),
+    ];
+    verbs
+        .into_iter()
+        .flatten()
+        .filter(|verb| verb.len() > 2)
+        .filter_map(|verb| lexicon.lookup(verb))
+        .map(|(meaning, _)| meaning.operations)
+        .find(|operations| !operations.is_empty())
+        .unwrap_or_default()
 }
 
 fn insert_word(into: &mut Vec<String>, word: &str) {

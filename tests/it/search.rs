@@ -660,6 +660,12 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "there should be a subgroup called infra under acme",
             "group.create",
         ),
+        // A participle asks for its verb.
+        (
+            "pipeline",
+            "pipeline 5120 in acme/cli should be cancelled",
+            "pipeline.cancel",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
