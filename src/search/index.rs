@@ -725,7 +725,11 @@ impl Index {
             .filter(|u| {
                 u.reference.is_none() && u.word.chars().count() > 1 && !words::is_stop_word(&u.word)
             })
-            .map(|u| (stem(&u.word), words::is_plural(&u.word)))
+            .map(|u| {
+                let stemmed = stem(&u.word);
+                let plural = words::is_plural_of(&u.word, &stemmed);
+                (stemmed, plural)
+            })
             .unzip();
         Reading {
             terms,

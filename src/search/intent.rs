@@ -126,8 +126,8 @@ const IN_PASSING: &[&str] = &[
 /// What a request that says how things ought to be, with no verb that asks for it, asks
 /// for: "X shouldn't exist", "X should be gone", "X should no longer have Y" and "there
 /// should be no X" a delete; "X should exist", "there should be a X" and "X should have a
-/// Y" a create; "X should be <done>" what its
-/// word asks for ("closed", "merged"), and anything else an update.
+/// Y" a create; "X should be <done>" what its word asks for ("closed", "cancelled"), and
+/// anything else an update.
 fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     let Some(at) = pieces.iter().position(|w| MODALS.contains(&w.as_str())) else {
         return Vec::new();
@@ -160,7 +160,7 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     if said == Some("exist") {
         return operation("create");
     }
-    let article = |w: Option<&&str>| w.is_some_and(|w| matches!(*w, "a" | "an" | "another"));
+    let article = |w: Option<&&str>| w.is_some_and(|w| super::words::INDEFINITE.contains(w));
     let has = matches!(rest.first(), Some(&("have" | "carry" | "get" | "include")));
     if (there && rest.first() == Some(&"be") || has) && article(rest.get(1)) {
         return operation("create");
@@ -181,12 +181,12 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
 /// The operations a word asks for, or the verb it is the participle of: `deleted` is
 /// `delete`, `protected` `protect`, `stopped` `stop`.
 fn participle_operations(word: &str, lexicon: &Lexicon) -> Vec<usize> {
+    let without_ed = word.strip_suffix("ed");
     let verbs = [
         Some(word),
         word.strip_suffix('d'),
-        word.strip_suffix("ed"),
-        word.strip_suffix("ed")
-            .and_then(|w| w.get(..w.len().saturating_sub(1))),
+        without_ed,
+        without_ed.and_then(|w| w.get(..w.len().saturating_sub(1))),
     ];
     verbs
         .into_iter()

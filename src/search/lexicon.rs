@@ -500,7 +500,7 @@ impl Lexicon {
     /// three letters.
     pub fn lookup(&self, word: &str) -> Option<(Meaning, bool)> {
         let stemmed = stem(word);
-        let plural = words::is_plural(word);
+        let plural = words::is_plural_of(word, &stemmed);
         let (entry, plural) = match self
             .words
             .get(word)

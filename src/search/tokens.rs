@@ -408,7 +408,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             // thing: "add a download link to v2.3.1" creates a link.
             let makes_one = units
                 .get(index + 1)
-                .is_some_and(|next| matches!(next.word.as_str(), "a" | "an" | "another"));
+                .is_some_and(|next| words::INDEFINITE.contains(&next.word.as_str()));
             if makes_one && lexicon.asks_create_or_update(&meaning.operations) {
                 meaning
                     .operations

@@ -9,6 +9,9 @@
 /// the request has asked for something) qualifies a thing.
 pub const ARTICLES: &[&str] = &["the", "a", "an"];
 
+/// Words that introduce a new thing: "add a link", "there should be an X".
+pub const INDEFINITE: &[&str] = &["a", "an", "another"];
+
 /// Words that carry no intent in a request, sorted (looked up by binary search: every word
 /// of every action's text is checked when the search index is built).
 const STOP_WORDS: &[&str] = &[
@@ -123,7 +126,12 @@ pub fn stems(text: &str) -> Vec<String> {
 /// Whether a word is said in the plural: the stemmer takes an `s` off it (`pages`,
 /// `policies`; not `status`).
 pub fn is_plural(word: &str) -> bool {
-    word.ends_with('s') && stem(word) != word
+    is_plural_of(word, &stem(word))
+}
+
+/// `is_plural` for a word whose stem is already at hand.
+pub fn is_plural_of(word: &str, stemmed: &str) -> bool {
+    word.ends_with('s') && stemmed != word
 }
 
 /// A light suffix stemmer, applied the same way to catalog and query words.
