@@ -221,6 +221,16 @@ impl Lexicon {
                     }
                 }
                 let mut declared_verb = lexicon.verb(word, id);
+                // A verb an action gives one of the shared operations says what that action
+                // does, not the operation's own word: "lock down" is to protect (a create
+                // of a protection), not to create a branch.
+                if let (true, false, Some(own)) = (
+                    generic,
+                    shared_verbs.contains(word),
+                    own_verb(action, &shared_verbs),
+                ) {
+                    declared_verb.meaning.terms = vec![stem(own).into()];
+                }
                 if let (true, false, [domain]) = (
                     generic,
                     shared_verbs.contains(word),
@@ -559,6 +569,28 @@ impl Lexicon {
     pub fn knows_stem(&self, stemmed: &str) -> bool {
         self.stems.contains_key(stemmed) || self.phrases.contains_key(stemmed)
     }
+}
+
+/// The verb of an action's name when it is not its operation's own word: the last word of
+/// the name that is one of the action's verbs, a shared verb or its title's first word
+/// (titles start with what the action does). `protect` (a create),
+/// `remove` in `project_remove` (a delete), `revoke` in `group_revoke_leaked`; `None` for
+/// `schedule_create` (its operation's word) and for a name without a verb (`snapshot`).
+fn own_verb<'a>(action: &'a Action, shared_verbs: &HashSet<&str>) -> Option<&'a str> {
+    let operation = action.vocabulary.operation;
+    let title_verb = action.title.split(' ').next().unwrap_or_default();
+    for word in action.name.rsplit('_') {
+        if operation.split('_').any(|w| w == word) {
+            return None;
+        }
+        if action.vocabulary.verbs.iter().any(|v| *v == word)
+            || shared_verbs.contains(word)
+            || title_verb.eq_ignore_ascii_case(word)
+        {
+            return Some(word);
+        }
+    }
+    None
 }
 
 /// Words that start what a verb is done to or with ("look for", "look through"), never
