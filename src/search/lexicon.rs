@@ -74,12 +74,50 @@ fn extend_unique<T: Clone + PartialEq>(into: &mut Vec<T>, from: &[T]) {
 struct Entry {
     meaning: Meaning,
     verbs: Vec<(String, usize)>,
+    /// Actions a phrase of this entry names only as declared with a plural last word, and
+    /// that word: "approval rules" names `approval.rule_list`, and "approval rule 1201"
+    /// names one rule, not it.
+    plural_only: Vec<(usize, String)>,
 }
 
 impl Entry {
     fn shrink(&mut self) {
         self.meaning.shrink();
         self.verbs.shrink_to_fit();
+        self.plural_only.shrink_to_fit();
+    }
+
+    /// Records the actions a declared phrase names, and whether it names them in the plural.
+    fn name_actions(&mut self, actions: &[usize], last_word: &str) {
+        if words::is_plural(last_word) {
+            for action in actions {
+                if !self.meaning.actions.contains(action)
+                    && !self.plural_only.iter().any(|(a, _)| a == action)
+                {
+                    self.plural_only.push((*action, last_word.to_owned()));
+                }
+            }
+        } else {
+            self.plural_only
+                .retain(|(action, _)| !actions.contains(action));
+        }
+    }
+
+    /// The actions the entry names only in the plural, said here in the singular
+    /// (`last_word` is "rule" for "rules"; "reviewing" is not the singular of "reviews").
+    fn said_in_singular(&self, last_word: &str) -> impl Iterator<Item = usize> {
+        self.plural_only.iter().filter_map(move |(action, plural)| {
+            let singular = plural
+                .strip_suffix("ies")
+                .map(|stem| format!("{stem}y"))
+                .into_iter()
+                .chain(plural.strip_suffix("es").map(str::to_owned))
+                .chain(plural.strip_suffix('s').map(str::to_owned));
+            singular
+                .into_iter()
+                .any(|s| s == last_word)
+                .then_some(*action)
+        })
     }
 }
 
@@ -477,6 +515,11 @@ impl Lexicon {
                 &mut phrases[at].1
             }
         };
+        if stems.len() > 1
+            && let Some(last) = words.last()
+        {
+            entry.name_actions(&meaning.actions, last);
+        }
         entry.meaning.add(meaning);
         if let Some(operation) = verb {
             let form = words.join(" ");
@@ -528,6 +571,20 @@ impl Lexicon {
 
     fn resolve(&self, entry: &Entry, word: &str) -> Meaning {
         let mut meaning = entry.meaning.clone();
+        // A phrase of a list said in the singular names one of its things: not the list,
+        // but still what it is about ("delete package file 77").
+        for action in entry.said_in_singular(word.rsplit(' ').next().unwrap_or_default()) {
+            meaning.actions.retain(|a| *a != action);
+            let action = self.actions[action];
+            if let Some(domain) = self.domain_id(action.domain) {
+                extend_unique(&mut meaning.domains, &[domain]);
+            }
+            for object in action.vocabulary.objects {
+                if let Some(object) = self.object_id(object) {
+                    extend_unique(&mut meaning.objects, &[object]);
+                }
+            }
+        }
         meaning.operations = entry
             .verbs
             .iter()

@@ -608,7 +608,7 @@ mod tests {
         let read = |text: &str| pieces(text).join(" ");
         assert_eq!(
             read("see https://gitlab.acme.io/acme/web/-/gadget_boxes/42/parts, please"),
-            "see acme/web gadget boxes 42 parts please"
+            "see acme/web gadget box 42 parts please"
         );
         assert_eq!(
             read("https://gitlab.acme.io/groups/acme/-/gadgets?color_name[]=red"),
@@ -620,7 +620,16 @@ mod tests {
         );
         assert_eq!(
             read("read https://git.local/a/b/-/gadgets/7#part_99"),
-            "read a/b gadgets 7 part 99"
+            "read a/b gadget 7 part 99"
+        );
+        assert_eq!(
+            read("https://git.local/a/b/-/merge_requests/12/diffs"),
+            "a/b merge request 12 diffs"
+        );
+        // A reference written after its project is apart from it.
+        assert_eq!(
+            read("show acme/web#88, then a/b!7."),
+            "show acme/web #88, then a/b !7."
         );
         // Any other address is a value.
         assert_eq!(

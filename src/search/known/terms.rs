@@ -8,12 +8,42 @@ const FILLER: &[&str] = &[
 ];
 
 /// The request's pieces as typed (lower case), split on white space, a GitLab page's web
-/// address read as what it names (`page_words`).
+/// address read as what it names (`page_words`), a reference written after its project
+/// apart from it (`acme/web#88` is `acme/web #88`).
 pub fn pieces(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split_whitespace()
-        .flat_map(|piece| page_words(piece).unwrap_or_else(|| vec![piece.to_owned()]))
+        .flat_map(|piece| {
+            page_words(piece)
+                .or_else(|| project_reference(piece))
+                .unwrap_or_else(|| vec![piece.to_owned()])
+        })
         .collect()
+}
+
+/// `acme/web#88` and `acme/web!12`: a project's path and an issue or merge request of it.
+fn project_reference(piece: &str) -> Option<Vec<String>> {
+    let at = piece.rfind(['#', '!'])?;
+    let (path, reference) = piece.split_at(at);
+    let number = reference[1..].trim_end_matches([',', '.', ';', ':', '?', '!', ')']);
+    (path.contains('/') && !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
+        .then(|| vec![path.to_owned(), reference.to_owned()])
+}
+
+/// A page's name followed by an id names one of its things: `issues/1287` is issue 1287.
+fn singular(word: &str) -> String {
+    if let Some(stem) = word.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if ["xes", "ches", "shes", "sses"]
+        .iter()
+        .any(|e| word.ends_with(e))
+    {
+        word[..word.len() - 2].to_owned()
+    } else if word.ends_with('s') && !word.ends_with("ss") {
+        word[..word.len() - 1].to_owned()
+    } else {
+        word.to_owned()
+    }
 }
 
 /// A GitLab page's web address as the words it names, people paste them: the part before
@@ -39,11 +69,22 @@ fn page_words(piece: &str) -> Option<Vec<String>> {
     };
     let (page, anchor) = page.split_once('#').unwrap_or((page, ""));
     let (page, query) = page.split_once('?').unwrap_or((page, ""));
-    for segment in page.split('/') {
+    let segments: Vec<&str> = page.split('/').collect();
+    for (at, segment) in segments.iter().enumerate() {
         // A page's name in GitLab's words (`merge_requests`, `ci_cd`); a file name or a
         // branch keeps its own.
         if segment.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-            add(segment, &['_']);
+            let names_one = segments
+                .get(at + 1)
+                .is_some_and(|next| !next.is_empty() && next.chars().all(|c| c.is_ascii_digit()));
+            match segment.rsplit_once('_') {
+                _ if !names_one => add(segment, &['_']),
+                Some((words, last)) => {
+                    add(words, &['_']);
+                    add(&singular(last), &[]);
+                }
+                None => add(&singular(segment), &[]),
+            }
         } else {
             add(segment, &[]);
         }
