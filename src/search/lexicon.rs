@@ -245,6 +245,13 @@ impl Lexicon {
                 }
             }
         }
+        let verbs_of_their_own: HashSet<&str> = actions
+            .iter()
+            .filter(|a| shared_operations.contains(a.vocabulary.operation))
+            .filter(|a| own_verb(a, &shared_verbs).is_some())
+            .flat_map(|a| a.vocabulary.verbs.iter().copied())
+            .filter(|word| !shared_verbs.contains(word))
+            .collect();
         for action in actions {
             let id = lexicon.operation(action.vocabulary.operation);
             let generic = shared_operations.contains(action.vocabulary.operation);
@@ -259,15 +266,18 @@ impl Lexicon {
                     }
                 }
                 let mut declared_verb = lexicon.verb(word, id);
-                // A verb an action gives one of the shared operations says what that action
-                // does, not the operation's own word: "lock down" is to protect (a create
-                // of a protection), not to create a branch.
-                if let (true, false, Some(own)) = (
-                    generic,
-                    shared_verbs.contains(word),
-                    own_verb(action, &shared_verbs),
-                ) {
-                    declared_verb.meaning.terms = vec![stem(own).into()];
+                // A verb an action gives one of the shared operations says what that
+                // action does, not the operation's own word: "lock down" is to protect (a
+                // create of a protection), and never names `branch.create`, even where
+                // another action that does it is named `protection_rule_create`.
+                if generic && !shared_verbs.contains(word) {
+                    match own_verb(action, &shared_verbs) {
+                        Some(own) => declared_verb.meaning.terms = vec![stem(own).into()],
+                        None if verbs_of_their_own.contains(word) => {
+                            declared_verb.meaning.terms.clear();
+                        }
+                        None => {}
+                    }
                 }
                 if let (true, false, [domain]) = (
                     generic,
