@@ -178,6 +178,26 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     }
 }
 
+/// "mark the thread as resolved", "flag !12 as approved": marking a thing as done asks
+/// for the action of its own that the participle says (`resolve`), not for an update of
+/// any kind. Empty when the request marks nothing, or its participle asks for nothing or
+/// for one of the shared operations ("mark it as done", "mark the variable as protected":
+/// an update of a field).
+fn marked_as(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
+    let Some(mark) = pieces.iter().position(|w| matches!(w.as_str(), "mark" | "flag")) else {
+        return Vec::new();
+    };
+    let Some(at) = pieces[mark + 1..].iter().position(|w| w == "as") else {
+        return Vec::new();
+    };
+    let mut asked = pieces
+        .get(mark + at + 2)
+        .map_or_else(Vec::new, |word| participle_operations(word, lexicon));
+    let shared = ["list", "get", "create", "update", "delete"].map(|o| lexicon.operation_id(o));
+    asked.retain(|operation| !shared.contains(&Some(*operation)));
+    asked
+}
+
 /// The operations a word asks for, or the verb it is the participle of: `deleted` is
 /// `delete`, `protected` `protect`, `stopped` `stop`.
 fn participle_operations(word: &str, lexicon: &Lexicon) -> Vec<usize> {
@@ -382,6 +402,13 @@ impl Intent {
         }
         if intent.containers.is_empty() {
             intent.containers = paths;
+        }
+        let marked = marked_as(&pieces, lexicon);
+        if !marked.is_empty() {
+            intent.verbs.clear();
+            for operation in marked {
+                intent.vote(operation);
+            }
         }
         if intent.verbs.is_empty() {
             for operation in phrased {
