@@ -184,7 +184,10 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
 /// for one of the shared operations ("mark it as done", "mark the variable as protected":
 /// an update of a field).
 fn marked_as(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
-    let Some(mark) = pieces.iter().position(|w| matches!(w.as_str(), "mark" | "flag")) else {
+    let Some(mark) = pieces
+        .iter()
+        .position(|w| matches!(w.as_str(), "mark" | "flag"))
+    else {
         return Vec::new();
     };
     let Some(at) = pieces[mark + 1..].iter().position(|w| w == "as") else {

@@ -666,6 +666,43 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "pipeline 5120 in acme/cli should be cancelled",
             "pipeline.cancel",
         ),
+        // A verb an action declares says what it does: "lock down" protects, it creates
+        // no branch; "kick off" starts a pipeline and "kick ... out" removes a member.
+        (
+            "branch",
+            "lock down the release/3.x branches in acme/shop",
+            "branch.protect",
+        ),
+        (
+            "member",
+            "kick carol out of acme/shop",
+            "member.project_remove",
+        ),
+        // The singular of a list's phrase names one of its things.
+        (
+            "approval",
+            "show approval rule 77 of acme/shop",
+            "approval.rule_get",
+        ),
+        (
+            "release",
+            "release notes for v7.1.0 of acme/shop",
+            "release.get",
+        ),
+        // A web address or a reference after its project names one issue.
+        (
+            "issue",
+            "https://gitlab.example.com/acme/shop/-/issues/512 what is this",
+            "issue.get",
+        ),
+        ("issue", "show acme/shop#512", "issue.get"),
+        // Marked as resolved: the thread's own action, not an update of a note.
+        (
+            "merge_request",
+            "mark the thread on !9 in acme/shop as resolved",
+            "merge_request.discussion_resolve",
+        ),
+        ("branch", "every branch of acme/shop", "branch.list"),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
