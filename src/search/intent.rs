@@ -178,16 +178,13 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     }
 }
 
-/// "mark the thread as resolved", "flag !12 as approved": marking a thing as done asks
+/// "mark the thread as resolved", "mark !12 as approved": marking a thing as done asks
 /// for the action of its own that the participle says (`resolve`), not for an update of
 /// any kind. Empty when the request marks nothing, or its participle asks for nothing or
 /// for one of the shared operations ("mark it as done", "mark the variable as protected":
 /// an update of a field).
 fn marked_as(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
-    let Some(mark) = pieces
-        .iter()
-        .position(|w| matches!(w.as_str(), "mark" | "flag"))
-    else {
+    let Some(mark) = pieces.iter().position(|w| w == "mark") else {
         return Vec::new();
     };
     let Some(at) = pieces[mark + 1..].iter().position(|w| w == "as") else {

@@ -106,18 +106,10 @@ impl Entry {
     /// The actions the entry names only in the plural, said here in the singular
     /// (`last_word` is "rule" for "rules"; "reviewing" is not the singular of "reviews").
     fn said_in_singular(&self, last_word: &str) -> impl Iterator<Item = usize> {
-        self.plural_only.iter().filter_map(move |(action, plural)| {
-            let singular = plural
-                .strip_suffix("ies")
-                .map(|stem| format!("{stem}y"))
-                .into_iter()
-                .chain(plural.strip_suffix("es").map(str::to_owned))
-                .chain(plural.strip_suffix('s').map(str::to_owned));
-            singular
-                .into_iter()
-                .any(|s| s == last_word)
-                .then_some(*action)
-        })
+        self.plural_only
+            .iter()
+            .filter(move |(_, plural)| super::known::terms::singular(plural) == last_word)
+            .map(|(action, _)| *action)
     }
 }
 
@@ -245,13 +237,22 @@ impl Lexicon {
                 }
             }
         }
-        let verbs_of_their_own: HashSet<&str> = actions
-            .iter()
-            .filter(|a| shared_operations.contains(a.vocabulary.operation))
-            .filter(|a| own_verb(a, &shared_verbs).is_some())
-            .flat_map(|a| a.vocabulary.verbs.iter().copied())
-            .filter(|word| !shared_verbs.contains(word))
-            .collect();
+        // The verbs some action gives a meaning of its own, with the domains of those
+        // actions.
+        let mut verbs_of_their_own: HashMap<&str, Vec<&str>> = HashMap::new();
+        for action in actions.iter().filter(|a| {
+            shared_operations.contains(a.vocabulary.operation)
+                && own_verb(a, &shared_verbs).is_some()
+        }) {
+            for word in action.vocabulary.verbs {
+                if !shared_verbs.contains(word) {
+                    verbs_of_their_own
+                        .entry(word)
+                        .or_default()
+                        .push(action.domain);
+                }
+            }
+        }
         for action in actions {
             let id = lexicon.operation(action.vocabulary.operation);
             let generic = shared_operations.contains(action.vocabulary.operation);
@@ -268,12 +269,18 @@ impl Lexicon {
                 let mut declared_verb = lexicon.verb(word, id);
                 // A verb an action gives one of the shared operations says what that
                 // action does, not the operation's own word: "lock down" is to protect (a
-                // create of a protection), and never names `branch.create`, even where
-                // another action that does it is named `protection_rule_create`.
+                // create of a protection) and never names `branch.create`. An action named
+                // after its operation keeps the operation's word for the verb, unless the
+                // verb is another domain's action's own: `protection_rule_create` of the
+                // container registry, which says "lock down" too, must not lend it
+                // "create" in the branch domain.
                 if generic && !shared_verbs.contains(word) {
                     match own_verb(action, &shared_verbs) {
                         Some(own) => declared_verb.meaning.terms = vec![stem(own).into()],
-                        None if verbs_of_their_own.contains(word) => {
+                        None if verbs_of_their_own
+                            .get(word)
+                            .is_some_and(|domains| !domains.contains(&action.domain)) =>
+                        {
                             declared_verb.meaning.terms.clear();
                         }
                         None => {}

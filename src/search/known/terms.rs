@@ -30,8 +30,10 @@ fn project_reference(piece: &str) -> Option<Vec<String>> {
         .then(|| vec![path.to_owned(), reference.to_owned()])
 }
 
-/// A page's name followed by an id names one of its things: `issues/1287` is issue 1287.
-fn singular(word: &str) -> String {
+/// The singular of a plural noun by the English spelling rules: `policies` is `policy`,
+/// `branches` `branch`, `rules` `rule`. A page's name followed by an id (`issues/1287`)
+/// names one of its things; a list's phrase said in the singular names one too.
+pub fn singular(word: &str) -> String {
     if let Some(stem) = word.strip_suffix("ies") {
         format!("{stem}y")
     } else if ["xes", "ches", "shes", "sses"]
