@@ -657,7 +657,7 @@ fn own_verb<'a>(action: &'a Action, shared_verbs: &HashSet<&str>) -> Option<&'a 
         if operation.split('_').any(|w| w == word) {
             return None;
         }
-        if action.vocabulary.verbs.iter().any(|v| *v == word)
+        if action.vocabulary.verbs.contains(&word)
             || shared_verbs.contains(word)
             || title_verb.eq_ignore_ascii_case(word)
         {

@@ -330,7 +330,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             // last word, or by the word before its `of` ("members of the group").
             let end = head_word(&run[..length]);
             let plural = (meaning.names_thing() || !meaning.actions.is_empty())
-                && (words::is_plural(end) || after_quantifier(&units, at));
+                && (words::is_plural(end) || after_quantifier(units, at));
             let mut meaning = meaning;
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             let verb = !meaning.operations.is_empty();
@@ -386,7 +386,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             state.negated = true;
         } else if word.chars().count() >= 2 && !words::is_stop_word(word) {
             let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
-            let plural = (plural || after_quantifier(&units, index)) && meaning.names_thing();
+            let plural = (plural || after_quantifier(units, index)) && meaning.names_thing();
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             // Once a verb has asked, a verb after an article qualifies a thing: "rotate it
             // and show the new one", "put the new value in".
