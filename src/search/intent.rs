@@ -193,8 +193,7 @@ fn marked_as(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     let mut asked = pieces
         .get(mark + at + 2)
         .map_or_else(Vec::new, |word| participle_operations(word, lexicon));
-    let shared = ["list", "get", "create", "update", "delete"].map(|o| lexicon.operation_id(o));
-    asked.retain(|operation| !shared.contains(&Some(*operation)));
+    asked.retain(|operation| !lexicon.is_shared_operation(*operation));
     asked
 }
 

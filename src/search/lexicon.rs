@@ -148,6 +148,8 @@ pub struct Lexicon {
     /// Words an action gave one of the operations every domain shares, which shared.yaml
     /// does not: (stem, operation) → the domains whose actions gave it.
     scoped_verbs: HashMap<(String, usize), Vec<usize>>,
+    /// The operations shared.yaml declares (`list`, `get`, `create`, `update`, `delete`).
+    shared_operations: Vec<usize>,
     ids: HashMap<(Table, String), usize>,
 }
 
@@ -185,6 +187,7 @@ impl Lexicon {
             references: HashMap::new(),
             spellings: Vec::new(),
             scoped_verbs: HashMap::new(),
+            shared_operations: Vec::new(),
             ids: domains
                 .iter()
                 .enumerate()
@@ -220,6 +223,7 @@ impl Lexicon {
         for list in vocabularies.iter().flat_map(|v| v.operations.iter()) {
             let id = lexicon.operation(list.name);
             shared_operations.insert(list.name);
+            extend_unique(&mut lexicon.shared_operations, &[id]);
             for word in list.words {
                 shared_verbs.insert(word);
                 declared.push(lexicon.verb(word, id));
@@ -256,6 +260,7 @@ impl Lexicon {
         for action in actions {
             let id = lexicon.operation(action.vocabulary.operation);
             let generic = shared_operations.contains(action.vocabulary.operation);
+            let own = own_verb(action, &shared_verbs);
             for word in action.vocabulary.verbs {
                 if generic && !shared_verbs.contains(word) {
                     let domain = lexicon.domain_id(action.domain);
@@ -275,7 +280,7 @@ impl Lexicon {
                 // container registry, which says "lock down" too, must not lend it
                 // "create" in the branch domain.
                 if generic && !shared_verbs.contains(word) {
-                    match own_verb(action, &shared_verbs) {
+                    match own {
                         Some(own) => declared_verb.meaning.terms = vec![stem(own).into()],
                         None if verbs_of_their_own
                             .get(word)
@@ -470,6 +475,7 @@ impl Lexicon {
         self.stems.shrink_to_fit();
         self.phrases.shrink_to_fit();
         self.scoped_verbs.shrink_to_fit();
+        self.shared_operations.shrink_to_fit();
         self.ids.shrink_to_fit();
     }
 
@@ -746,6 +752,11 @@ impl Lexicon {
     pub fn asks_create_or_update(&self, operations: &[usize]) -> bool {
         let asks = |name: &str| operations.iter().any(|o| self.operations[*o] == name);
         asks("create") && asks("update")
+    }
+
+    /// Whether `operation` is one of the operations shared.yaml declares for every domain.
+    pub fn is_shared_operation(&self, operation: usize) -> bool {
+        self.shared_operations.contains(&operation)
     }
 
     pub fn operation_id(&self, name: &str) -> Option<usize> {
