@@ -720,8 +720,11 @@ impl Lexicon {
     /// A verb of several words that starts with `words[0]` and ends its clause, `words`,
     /// after its object ("mark the thread as resolved", "turn those off"): where the rest
     /// of it starts in `words`, and how many words it has. None when a phrase of several
-    /// words starts at `words[0]` as it stands. The rest must end the clause: before
-    /// more words it is a preposition ("cut a branch off main", "kick bob off acme/web").
+    /// words starts at `words[0]` as it stands. When the first word is a verb alone, the
+    /// rest must end the clause: before more words it is a preposition ("cut a branch off
+    /// main", "kick bob off acme/web"). A first word that asks for nothing alone
+    /// ("take") has no meaning of its own to keep, so its rest may come before more words
+    /// ("take the screenshot off the incident").
     pub fn separated_verb(&self, words: &[String]) -> Option<(usize, usize)> {
         let first = stem(words.first()?);
         if !self.separable.contains(first.as_str()) {
@@ -734,17 +737,28 @@ impl Lexicon {
         {
             return None;
         }
+        let verb_alone = self
+            .lookup(&words[0])
+            .is_some_and(|(meaning, _)| !meaning.operations.is_empty());
         candidates
             .iter()
             .filter(|(stems, entry)| separable(stems, entry))
             .find_map(|(stems, _)| {
                 let rest = &stems[1..];
-                let at = words.len().checked_sub(rest.len())?;
-                let ends = rest
-                    .iter()
-                    .zip(&words[at..])
-                    .all(|(expected, word)| *expected == stem(word));
-                (ends && (2..=VERB_GAP + 1).contains(&at)).then_some((at, rest.len()))
+                let said_at = |at: usize| {
+                    words.len() >= at + rest.len()
+                        && rest
+                            .iter()
+                            .zip(&words[at..])
+                            .all(|(expected, word)| *expected == stem(word))
+                };
+                let last = words.len().checked_sub(rest.len())?;
+                let at = if verb_alone {
+                    Some(last).filter(|at| said_at(*at))
+                } else {
+                    (2..=last.min(VERB_GAP + 1)).find(|at| said_at(*at))
+                }?;
+                (2..=VERB_GAP + 1).contains(&at).then_some((at, rest.len()))
             })
     }
 
@@ -804,7 +818,10 @@ mod tests {
         },
     }];
     static VOCABULARY: Vocabulary = Vocabulary {
-        operations: &[WordList::new("spin", &["spin", "spin around", "twirl"])],
+        operations: &[WordList::new(
+            "spin",
+            &["spin", "spin around", "twirl", "whirl away"],
+        )],
         synonyms: &[],
     };
 
@@ -859,6 +876,15 @@ mod tests {
         assert_eq!(
             lexicon.separated_verb(&words("spin the one big shiny new gadget around")),
             None
+        );
+        // "whirl" alone asks for nothing: its rest may come before more words.
+        assert_eq!(
+            lexicon.separated_verb(&words("whirl the gadget away from the yard")),
+            Some((3, 1))
+        );
+        assert_eq!(
+            lexicon.separated_verb(&words("whirl the gadget away")),
+            Some((3, 1))
         );
     }
 }
