@@ -108,6 +108,9 @@ pub struct Index {
     domains: Vec<usize>,
     /// Domains some offered action's path is scoped by (`project`, `group`).
     pub(super) container_domains: HashSet<usize>,
+    /// Those of them a path-like name (`acme/platform`) may name: their id is a path or an
+    /// id (`project_id`, `group_id`).
+    pub(super) path_containers: HashSet<usize>,
     /// (domain, operation) pairs some offered action has.
     operations_in: HashSet<(usize, usize)>,
 }
@@ -500,6 +503,7 @@ impl Index {
             domains: Vec::new(),
             operations_in: HashSet::new(),
             container_domains: HashSet::new(),
+            path_containers: HashSet::new(),
             lexicon: LexiconOf(prepared.clone()),
         };
         let mut spellings: Vec<Word> = Vec::new();
@@ -557,6 +561,9 @@ impl Index {
             let by_number = targets.iter().any(|p| matches!(p.ty, ParamType::Integer));
             let reads_one = shape == Shape::One;
             index.container_domains.extend(part.container);
+            if container_param(action).is_some_and(|p| p.ty == ParamType::PathOrId) {
+                index.path_containers.extend(part.container);
+            }
             index.documents.push(Document {
                 action,
                 domain,
@@ -928,14 +935,27 @@ pub(super) fn container(action: &Action) -> Option<&'static str> {
     first.strip_suffix('s')
 }
 
+/// The name of an action's first path parameter (`project_id` in
+/// `/projects/{project_id}/merge_requests`).
+fn container_name(action: &Action) -> Option<&'static str> {
+    action
+        .path
+        .split('/')
+        .find_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+}
+
+/// The parameter that names an action's container (`project_id`).
+fn container_param(action: &Action) -> Option<&'static ParamSpec> {
+    container(action)?;
+    let name = container_name(action)?;
+    action.required_params().find(|p| p.name == name)
+}
+
 /// The parameters that name the one thing an action reads, beyond its container: each required
 /// path parameter after the first (`{merge_request_iid}` in
 /// `/projects/{project_id}/merge_requests/{merge_request_iid}`).
 fn targets(action: &Action) -> Vec<&'static ParamSpec> {
-    let container = action
-        .path
-        .split('/')
-        .find_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')));
+    let container = container_name(action);
     action
         .required_params()
         .filter(|p| p.location == Location::Path && Some(p.name) != container)

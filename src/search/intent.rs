@@ -71,6 +71,11 @@ pub struct Intent {
     pub domains: Vec<usize>,
     /// Domains named as the container the request is about ("of a project").
     pub containers: Vec<usize>,
+    /// Domains a path-like name (`acme/web`) names, when no word names a container.
+    pub paths: Vec<usize>,
+    /// Domains a word right before or after a path names ("the acme group", "group
+    /// acme/platform"): what the path may be instead.
+    pub path_said_as: Vec<usize>,
     /// Domains a reference points at, and the reference.
     pub referenced: Vec<(usize, Reference)>,
     /// Domains whose one thing a `!42` or `#17` anywhere in the request names.
@@ -276,7 +281,7 @@ impl Intent {
         let mut phrased: Vec<usize> = Vec::new();
         // The containers path-like names (`acme/web`) name, when no word names one.
         let mut paths: Vec<usize> = Vec::new();
-        for token in tokens {
+        for (at, token) in tokens.iter().enumerate() {
             if let Some(reference) = token.reference {
                 intent.gives_number |= matches!(
                     reference,
@@ -287,6 +292,12 @@ impl Intent {
                     // `acme/web` names the container the request is about, nothing in it.
                     for meant in meanings {
                         insert(&mut paths, meant.domain);
+                    }
+                    let beside = [at.checked_sub(1), Some(at + 1)];
+                    for near in beside.into_iter().flatten().filter_map(|i| tokens.get(i)) {
+                        for domain in &near.meaning.domains {
+                            insert(&mut intent.path_said_as, *domain);
+                        }
                     }
                     if token.role == Role::Head {
                         intent.references.push(reference);
@@ -400,7 +411,7 @@ impl Intent {
             }
         }
         if intent.containers.is_empty() {
-            intent.containers = paths;
+            intent.paths = paths;
         }
         let marked = marked_as(&pieces, lexicon);
         if !marked.is_empty() {

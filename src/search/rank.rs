@@ -637,9 +637,10 @@ impl Index {
         intent: &Intent,
         mut reasons: Option<&mut Vec<String>>,
     ) -> i64 {
-        let mut say = |reason: String| {
+        // Formatted only when explaining: `agreement` runs for every candidate of every find.
+        let mut say = |reason: std::fmt::Arguments| {
             if let Some(reasons) = reasons.as_deref_mut() {
-                reasons.push(reason);
+                reasons.push(reason.to_string());
             }
         };
         let operation = &self.lexicon.operations[document.operation];
@@ -662,7 +663,7 @@ impl Index {
             let most = intent.verbs.iter().map(|(_, v)| *v).max().unwrap_or(1);
             if votes > 0 {
                 points += VERB_MATCH * votes / most;
-                say(format!("asks to {operation}"));
+                say(format_args!("asks to {operation}"));
             } else if intent
                 .verb_words
                 .iter()
@@ -677,7 +678,7 @@ impl Index {
                 // merge request closes" ("which issues will this close" does, and
                 // "namespaces I can create projects in", a phrase of the read, names it).
                 points += VERB_MATCH / most;
-                say("asks in its own words".to_owned());
+                say(format_args!("asks in its own words"));
             } else {
                 points += VERB_MISMATCH;
             }
@@ -694,11 +695,11 @@ impl Index {
             match intent.implied_shape() {
                 Some(Shape::Many) if document.shape == Shape::One && named_in_plural() => {
                     points += IMPLIED_VERB;
-                    say(format!("implies {operation}"));
+                    say(format_args!("implies {operation}"));
                 }
                 Some(shape) if shape == document.shape => {
                     points += IMPLIED_VERB;
-                    say(format!("implies {operation}"));
+                    say(format_args!("implies {operation}"));
                 }
                 Some(_) => points += IMPLIED_MISMATCH,
                 None => {}
@@ -763,7 +764,7 @@ impl Index {
                 .any(|o| matches_object(o) || verb_names_object(o))
             {
                 points += OBJECT_MATCH;
-                say("names what it works on".to_owned());
+                say(format_args!("names what it works on"));
                 // Only the parts no domain's noun names: those say what is worked on.
                 let part = |o: &usize| self.lexicon.object_domains(*o).is_empty();
                 let unnamed = document
@@ -791,8 +792,24 @@ impl Index {
         // "MRs of a project", "invite jane to acme/web": an action scoped by that container
         // fits; one over the whole instance does not. (A container is a domain some action's
         // path is scoped by.)
+        // A path (`acme/platform`) names a project, unless the word beside it names another
+        // container a path names ("the acme/platform group", "group acme"): then an action
+        // scoped by a project is not what it asks for. (For that container's own actions the
+        // word already names their domain.)
+        let paths: &[usize] = if intent.path_said_as.iter().any(|d| {
+            self.path_containers.contains(d) && !intent.paths.contains(d) && *d != document.domain
+        }) {
+            &[]
+        } else {
+            &intent.paths
+        };
+        let named = |domain: &usize| {
+            intent.containers.contains(domain)
+                || paths.contains(domain)
+                || intent.domains.contains(domain)
+        };
         let mut counted_containers: Vec<usize> = Vec::new();
-        for container in intent.containers.iter().chain(&intent.domains) {
+        for container in intent.containers.iter().chain(paths).chain(&intent.domains) {
             if *container == document.domain
                 || !self.container_domains.contains(container)
                 || counted_containers.contains(container)
@@ -800,15 +817,21 @@ impl Index {
                 continue;
             }
             counted_containers.push(*container);
+            let name = &self.lexicon.domains[*container].name;
             match document.container {
-                Some(scope) if scope == *container => points += CONTAINER_MATCH,
-                None => points += CONTAINER_MISSING,
+                Some(scope) if scope == *container => {
+                    points += CONTAINER_MATCH;
+                    say(format_args!("scoped by the {name}"));
+                }
+                None => {
+                    points += CONTAINER_MISSING;
+                    say(format_args!("not scoped by the {name}"));
+                }
                 // Scoped by another container ("on acme/web" and a group's members), unless
                 // it is one of the request's containers too.
-                Some(scope)
-                    if !intent.containers.contains(&scope) && !intent.domains.contains(&scope) =>
-                {
+                Some(scope) if !named(&scope) => {
                     points += CONTAINER_OTHER;
+                    say(format_args!("scoped by another container than the {name}"));
                 }
                 Some(_) => {}
             }
@@ -853,7 +876,7 @@ impl Index {
         match (intent.first_person, document.caller) {
             (true, true) if domain_agrees => {
                 points += FIRST_PERSON;
-                say("about the caller".to_owned());
+                say(format_args!("about the caller"));
             }
             (false, true)
                 if intent.domains.contains(&document.domain) || !intent.references.is_empty() =>
