@@ -71,6 +71,12 @@ pub struct Intent {
     pub domains: Vec<usize>,
     /// Domains named as the container the request is about ("of a project").
     pub containers: Vec<usize>,
+    /// What the first thing named after a preposition is ("thread" in "reply in thread
+    /// 9ac0 on #34").
+    pub context_objects: Vec<usize>,
+    /// A word of the head that asks for nothing names a thing ("the platform group" in
+    /// "restore the platform group from its export").
+    pub head_names_thing: bool,
     /// Domains a path-like name (`acme/web`) names, when no word names a container.
     pub paths: Vec<usize>,
     /// Domains a word right before or after a path names ("the acme group", "group
@@ -336,6 +342,9 @@ impl Intent {
                 for domain in &token.meaning.domains {
                     insert(&mut intent.containers, *domain);
                 }
+                if intent.context_objects.is_empty() {
+                    intent.context_objects.clone_from(&token.meaning.objects);
+                }
             }
             if token.role != Role::Head {
                 continue;
@@ -344,6 +353,8 @@ impl Intent {
             for operation in &meaning.operations {
                 intent.vote(*operation);
             }
+            intent.head_names_thing |= meaning.operations.is_empty()
+                && !(meaning.objects.is_empty() && meaning.domains.is_empty());
             for object in &meaning.objects {
                 insert(&mut intent.objects, *object);
             }

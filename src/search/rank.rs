@@ -757,11 +757,18 @@ impl Index {
                     }
             })
         };
+        // An action's own verb said without its object works on the first thing named
+        // after it: "reply in thread 9ac0 on #34" answers the thread.
+        let own_verb_asked = !intent.head_names_thing
+            && !self.lexicon.is_shared_operation(document.operation)
+            && intent.votes(document.operation) > 0;
+        let worked_on_after_verb =
+            |object: &usize| own_verb_asked && intent.context_objects.contains(object);
         if !document.objects.is_empty() {
             if document
                 .objects
                 .iter()
-                .any(|o| matches_object(o) || verb_names_object(o))
+                .any(|o| matches_object(o) || verb_names_object(o) || worked_on_after_verb(o))
             {
                 points += OBJECT_MATCH;
                 say(format_args!("names what it works on"));
