@@ -929,10 +929,28 @@ fn same_letters(a: &str, b: &str) -> bool {
 /// The container an action's path is scoped by: its first segment, in the singular, when a
 /// parameter follows it (`projects` in `/projects/{project_id}/merge_requests`).
 pub(super) fn container(action: &Action) -> Option<&'static str> {
+    if action.graphql.is_some() {
+        return graphql_container(action);
+    }
     let mut segments = action.path.split('/').filter(|s| !s.is_empty());
     let first = segments.next()?;
     segments.next()?.starts_with('{').then_some(())?;
     first.strip_suffix('s')
+}
+
+/// A GraphQL action's path is `/graphql`: it is scoped by what its first required
+/// parameter that stands for a project's or a group's id names (`full_path`, also
+/// `project_id`: a project's or group's work items).
+fn graphql_container(action: &Action) -> Option<&'static str> {
+    action.required_params().find_map(|param| {
+        std::iter::once(&param.name)
+            .chain(param.aliases)
+            .find_map(|name| match *name {
+                "project_id" => Some("project"),
+                "group_id" => Some("group"),
+                _ => None,
+            })
+    })
 }
 
 /// The name of an action's first path parameter (`project_id` in
