@@ -86,6 +86,9 @@ pub struct Intent {
     pub referenced: Vec<(usize, Reference)>,
     /// Domains whose one thing a `!42` or `#17` anywhere in the request names.
     pub numbered: Vec<usize>,
+    /// Domains whose one thing their noun said before a number names ("job 442100"),
+    /// with the noun as said (`agent` in "agent 5", `cluster_agent`'s).
+    pub numbered_by_noun: Vec<(usize, String)>,
     /// Actions a phrase of theirs names.
     pub actions: Vec<usize>,
     /// The request speaks of the caller (`my`, `me`, `who am I`).
@@ -309,6 +312,21 @@ impl Intent {
                         intent.references.push(reference);
                     }
                     continue;
+                }
+                // "job 442100", "snippet 4521": a domain's noun said in the singular right
+                // before a number names one thing of that domain, as `#17` does.
+                if reference == Reference::Number
+                    && let Some(noun) = at.checked_sub(1).map(|i| &tokens[i])
+                    && noun.reference.is_none()
+                    && !noun.plural
+                    && noun.meaning.operations.is_empty()
+                {
+                    for domain in &noun.meaning.domains {
+                        let said = (*domain, noun.word.replace(' ', "_"));
+                        if !intent.numbered_by_noun.contains(&said) {
+                            intent.numbered_by_noun.push(said);
+                        }
+                    }
                 }
                 for meant in meanings {
                     // `!42` and `#17` name one thing of their domain, wherever they are.

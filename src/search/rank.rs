@@ -864,6 +864,17 @@ impl Index {
         }) {
             points += REFERENCE_UNUSED;
         }
+        // "job 442100" names a job as `#17` names an issue; a noun may be several domains'
+        // ("migration 8"): an action that takes the number of none of them has no use for it.
+        if !intent.numbered_by_noun.is_empty()
+            && intent.numbered_by_noun.iter().all(|(domain, noun)| {
+                *domain != document.domain
+                    && !takes(document.action, self.lexicon.domains[*domain].name)
+                    && !takes(document.action, noun)
+            })
+        {
+            points += REFERENCE_UNUSED;
+        }
         // The domains a named object of this action names are not foreign to it.
         let foreign = intent.domains.iter().all(|domain| {
             *domain != document.domain
@@ -912,10 +923,12 @@ fn tells_to_change(lexicon: &Lexicon, intent: &Intent) -> bool {
 /// Whether `action` takes a thing of `domain` by its id or iid (`merge_request_iid`).
 fn takes(action: &Action, domain: &str) -> bool {
     action.params.iter().any(|param| {
-        param
+        let name = param
             .name
-            .strip_prefix(domain)
-            .is_some_and(|rest| rest == "_iid" || rest == "_id")
+            .strip_suffix("_iid")
+            .or(param.name.strip_suffix("_id"));
+        // `target_group_id` takes a group too.
+        name.is_some_and(|name| name == domain || name.ends_with(&format!("_{domain}")))
     })
 }
 
