@@ -703,6 +703,43 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "merge_request.discussion_resolve",
         ),
         ("branch", "every branch of acme/shop", "branch.list"),
+        // "take X off Y": "take" alone asks for nothing, so its rest may come before more
+        // words.
+        (
+            "deploy_key",
+            "take the jenkins deploy key off acme/shop",
+            "deploy_key.delete",
+        ),
+        // A path said as a group is not a project.
+        (
+            "audit_event",
+            "who changed what in the northwind/shop group, audit log",
+            "audit_event.group_list",
+        ),
+        // A reply said in a thread answers the thread.
+        (
+            "issue",
+            "reply in thread 4fe1 on #77 that it is deployed",
+            "issue.discussion_reply",
+        ),
+        // A work item list is scoped by the project its full path names.
+        (
+            "work_item",
+            "open objectives in acme/shop",
+            "work_item.list",
+        ),
+        // "job 99120" names one job, as #17 names an issue: a pipeline's retry has no use
+        // for it.
+        (
+            "job",
+            "the failed job 99120 in acme/shop needs a restart",
+            "job.retry",
+        ),
+        (
+            "merge_request",
+            "reopen the resolved discussion on !31 in acme/shop",
+            "merge_request.discussion_resolve",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
