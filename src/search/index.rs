@@ -938,18 +938,14 @@ pub(super) fn container(action: &Action) -> Option<&'static str> {
     first.strip_suffix('s')
 }
 
-/// A GraphQL action's path is `/graphql`: it is scoped by what its first required
-/// parameter that stands for a project's or a group's id names (`full_path`, also
-/// `project_id`: a project's or group's work items).
+/// A GraphQL action's path is `/graphql`: it is scoped by what the first id its required
+/// parameters stand for names (`full_path`, whose first such alias is `project_id`: a
+/// project's or group's work items).
 fn graphql_container(action: &Action) -> Option<&'static str> {
     action.required_params().find_map(|param| {
         std::iter::once(&param.name)
             .chain(param.aliases)
-            .find_map(|name| match *name {
-                "project_id" => Some("project"),
-                "group_id" => Some("group"),
-                _ => None,
-            })
+            .find_map(|name| name.strip_suffix("_id"))
     })
 }
 

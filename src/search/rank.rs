@@ -798,11 +798,10 @@ impl Index {
         }
         // "MRs of a project", "invite jane to acme/web": an action scoped by that container
         // fits; one over the whole instance does not. (A container is a domain some action's
-        // path is scoped by.)
-        // A path (`acme/platform`) names a project, unless the word beside it names another
-        // container a path names ("the acme/platform group", "group acme"): then an action
-        // scoped by a project is not what it asks for. (For that container's own actions the
-        // word already names their domain.)
+        // path is scoped by.) A path (`acme/platform`) names a project, unless the word
+        // beside it names another container a path names ("the acme/platform group", "group
+        // acme"): then an action scoped by a project is not what it asks for. (For that
+        // container's own actions the word already names their domain.)
         let paths: &[usize] = if intent.path_said_as.iter().any(|d| {
             self.path_containers.contains(d) && !intent.paths.contains(d) && *d != document.domain
         }) {
@@ -928,7 +927,8 @@ fn takes(action: &Action, domain: &str) -> bool {
             .strip_suffix("_iid")
             .or(param.name.strip_suffix("_id"));
         // `target_group_id` takes a group too.
-        name.is_some_and(|name| name == domain || name.ends_with(&format!("_{domain}")))
+        name.and_then(|name| name.strip_suffix(domain))
+            .is_some_and(|before| before.is_empty() || before.ends_with('_'))
     })
 }
 
