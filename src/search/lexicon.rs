@@ -724,7 +724,8 @@ impl Lexicon {
     /// rest must end the clause: before more words it is a preposition ("cut a branch off
     /// main", "kick bob off acme/web"). A first word that asks for nothing alone
     /// ("take") has no meaning of its own to keep, so its rest may come before more words
-    /// ("take the screenshot off the incident").
+    /// ("take the screenshot off the incident"), unless that rest is a grammar word (`a`
+    /// of `open a`).
     pub fn separated_verb(&self, words: &[String]) -> Option<(usize, usize)> {
         let first = stem(words.first()?);
         if !self.separable.contains(first.as_str()) {
@@ -753,7 +754,10 @@ impl Lexicon {
                             .all(|(expected, word)| *expected == stem(word))
                 };
                 let last = words.len().checked_sub(rest.len())?;
-                let at = if verb_alone {
+                // A rest of grammar words (`open a`: "show the open MRs of a project") is
+                // no rest before more words.
+                let grammar = rest.iter().any(|w| words::is_stop_word(w));
+                let at = if verb_alone || grammar {
                     Some(last).filter(|at| said_at(*at))
                 } else {
                     (2..=last.min(VERB_GAP + 1)).find(|at| said_at(*at))
@@ -820,7 +824,7 @@ mod tests {
     static VOCABULARY: Vocabulary = Vocabulary {
         operations: &[WordList::new(
             "spin",
-            &["spin", "spin around", "twirl", "whirl away"],
+            &["spin", "spin around", "twirl", "whirl away", "open a"],
         )],
         synonyms: &[],
     };
@@ -885,6 +889,11 @@ mod tests {
         assert_eq!(
             lexicon.separated_verb(&words("whirl the gadget away")),
             Some((3, 1))
+        );
+        // A rest that is a grammar word is no rest before more words.
+        assert_eq!(
+            lexicon.separated_verb(&words("open gadgets of a yard")),
+            None
         );
     }
 }
