@@ -238,9 +238,9 @@ fn insert_word(into: &mut Vec<String>, word: &str) {
     }
 }
 
-fn insert(into: &mut Vec<usize>, id: usize) {
-    if !into.contains(&id) {
-        into.push(id);
+fn insert<T: PartialEq>(into: &mut Vec<T>, item: T) {
+    if !into.contains(&item) {
+        into.push(item);
     }
 }
 
@@ -323,9 +323,7 @@ impl Intent {
                 {
                     for domain in &noun.meaning.domains {
                         let said = (*domain, noun.word.replace(' ', "_"));
-                        if !intent.numbered_by_noun.contains(&said) {
-                            intent.numbered_by_noun.push(said);
-                        }
+                        insert(&mut intent.numbered_by_noun, said);
                     }
                 }
                 for meant in meanings {
@@ -371,8 +369,7 @@ impl Intent {
             for operation in &meaning.operations {
                 intent.vote(*operation);
             }
-            intent.head_names_thing |= meaning.operations.is_empty()
-                && !(meaning.objects.is_empty() && meaning.domains.is_empty());
+            intent.head_names_thing |= meaning.operations.is_empty() && meaning.names_thing();
             for object in &meaning.objects {
                 insert(&mut intent.objects, *object);
             }

@@ -746,23 +746,18 @@ impl Lexicon {
             .filter(|(stems, entry)| separable(stems, entry))
             .find_map(|(stems, _)| {
                 let rest = &stems[1..];
-                let said_at = |at: usize| {
-                    words.len() >= at + rest.len()
-                        && rest
-                            .iter()
-                            .zip(&words[at..])
-                            .all(|(expected, word)| *expected == stem(word))
-                };
+                // Where the rest may start: at the clause's end only, or anywhere from the
+                // third word on. A rest of grammar words (`open a`: "show the open MRs of a
+                // project") is no rest before more words.
                 let last = words.len().checked_sub(rest.len())?;
-                // A rest of grammar words (`open a`: "show the open MRs of a project") is
-                // no rest before more words.
                 let grammar = rest.iter().any(|w| words::is_stop_word(w));
-                let at = if verb_alone || grammar {
-                    Some(last).filter(|at| said_at(*at))
-                } else {
-                    (2..=last.min(VERB_GAP + 1)).find(|at| said_at(*at))
-                }?;
-                (2..=VERB_GAP + 1).contains(&at).then_some((at, rest.len()))
+                let first = if verb_alone || grammar { last } else { 2 };
+                let at = (first.max(2)..=last.min(VERB_GAP + 1)).find(|&at| {
+                    rest.iter()
+                        .zip(&words[at..])
+                        .all(|(expected, word)| *expected == stem(word))
+                })?;
+                Some((at, rest.len()))
             })
     }
 
