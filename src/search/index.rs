@@ -56,6 +56,9 @@ pub struct Document {
     /// The part of its domain its name says it works on (`reaction` for
     /// `note_reaction_remove`): a destructive one removes that part, not the domain's thing.
     pub part: Option<usize>,
+    /// The one thing it works on in its container is a person: a thing of the domain `@`
+    /// names (`user_id` in `/groups/{group_id}/members/{user_id}`).
+    pub person: bool,
 }
 
 impl Document {
@@ -507,6 +510,11 @@ impl Index {
             lexicon: LexiconOf(prepared.clone()),
         };
         let mut spellings: Vec<Word> = Vec::new();
+        let people: Vec<&str> = lexicon
+            .reference("@")
+            .iter()
+            .map(|meant| lexicon.domains[meant.domain].name)
+            .collect();
         for (number, (action, part)) in visible.iter().enumerate() {
             let id = number as u32;
             let domain = lexicon.domain_id(action.domain).unwrap_or_default();
@@ -560,6 +568,8 @@ impl Index {
             let targets = targets(action);
             let by_number = targets.iter().any(|p| matches!(p.ty, ParamType::Integer));
             let reads_one = shape == Shape::One;
+            let person =
+                matches!(targets[..], [target] if people.iter().any(|d| stands_for(target, d)));
             index.container_domains.extend(part.container);
             if container_param(action).is_some_and(|p| p.ty == ParamType::PathOrId) {
                 index.path_containers.extend(part.container);
@@ -582,6 +592,7 @@ impl Index {
                     .get(action.id)
                     .is_some_and(|&id| prepared.examples.asked_for(id)),
                 part: part.part,
+                person,
             });
         }
         spellings.sort_unstable();
@@ -711,8 +722,11 @@ impl Index {
         }
         let mut tokens = tokens::read(&units, &self.lexicon);
         let mut intent = Intent::read(&tokens, pieces, &self.lexicon);
+        // (A person is no thing, but the head names them: "remove kim from the games group"
+        // is about kim, in the group.)
         if intent.domains.is_empty()
             && intent.objects.is_empty()
+            && !intent.person
             && tokens.iter().any(|t| t.role == Role::Context)
         {
             tokens::promote_context(&mut tokens);
@@ -947,6 +961,17 @@ fn graphql_container(action: &Action) -> Option<&'static str> {
             .chain(param.aliases)
             .find_map(|name| name.strip_suffix("_id"))
     })
+}
+
+/// Whether `param` takes a thing of `domain` by its id or iid (`merge_request_iid`).
+pub(super) fn stands_for(param: &ParamSpec, domain: &str) -> bool {
+    let name = param
+        .name
+        .strip_suffix("_iid")
+        .or(param.name.strip_suffix("_id"));
+    // `target_group_id` takes a group too.
+    name.and_then(|name| name.strip_suffix(domain))
+        .is_some_and(|before| before.is_empty() || before.ends_with('_'))
 }
 
 /// The name of an action's first path parameter (`project_id` in

@@ -89,6 +89,9 @@ pub struct Intent {
     /// Domains whose one thing their noun said before a number names ("job 442100"),
     /// with the noun as said (`agent` in "agent 5", `cluster_agent`'s).
     pub numbered_by_noun: Vec<(usize, String)>,
+    /// The head names a person: `@bob`, the noun of the domain `@` names before a number
+    /// (`user 77`), or a name said bare after the verb ("remove kim from the games group").
+    pub person: bool,
     /// Actions a phrase of theirs names.
     pub actions: Vec<usize>,
     /// The request speaks of the caller (`my`, `me`, `who am I`).
@@ -101,6 +104,10 @@ pub struct Intent {
     pub verb_words: Vec<String>,
     /// Each word (stem) that asks for an operation, with the operation.
     pub asked: Vec<(String, usize)>,
+    /// The first word (stem) of each action's phrase that is a verb of the action's
+    /// operation ("remove" in "remove the user"), with the operation. Kept apart from
+    /// `asked`: a phrase asks for its operation as a whole, not by its first word.
+    pub phrase_verbs: Vec<(String, usize)>,
 }
 
 /// Words that say how things ought to be ("issue #34 should be closed").
@@ -231,6 +238,27 @@ fn participle_operations(word: &str, lexicon: &Lexicon) -> Vec<usize> {
         .unwrap_or_default()
 }
 
+/// Whether the number after `before` is a person's: the noun of the domain `@` names
+/// comes right before it, or before `id`, alone or last in a phrase ("user 77", "user id
+/// 90", "remove user 4477").
+fn numbers_person(before: &[Token], lexicon: &Lexicon) -> bool {
+    let noun = match before {
+        [.., noun, id] if id.word == "id" => noun,
+        [.., noun] => noun,
+        [] => return false,
+    };
+    let last = noun.word.rsplit(' ').next().unwrap_or_default();
+    noun.reference.is_none()
+        && !noun.plural
+        && lexicon.lookup(last).is_some_and(|(meaning, plural)| {
+            !plural
+                && lexicon
+                    .reference("@")
+                    .iter()
+                    .any(|people| meaning.domains.contains(&people.domain))
+        })
+}
+
 fn insert_word(into: &mut Vec<String>, word: &str) {
     let stemmed = super::stem(word);
     if !into.contains(&stemmed) {
@@ -313,6 +341,9 @@ impl Intent {
                     }
                     continue;
                 }
+                if reference == Reference::Number && token.role == Role::Head {
+                    intent.person |= numbers_person(&tokens[..at], lexicon);
+                }
                 // "job 442100", "snippet 4521": a domain's noun said in the singular right
                 // before a number names one thing of that domain, as `#17` does.
                 if reference == Reference::Number
@@ -350,6 +381,8 @@ impl Intent {
                 }
                 if token.role == Role::Head {
                     intent.references.push(reference);
+                    // (`@acme/ui` is a package.)
+                    intent.person |= reference == Reference::Mention && !token.word.contains('/');
                 }
                 continue;
             }
@@ -366,6 +399,7 @@ impl Intent {
                 continue;
             }
             let meaning = &token.meaning;
+            intent.person |= token.name;
             for operation in &meaning.operations {
                 intent.vote(*operation);
             }
@@ -409,6 +443,15 @@ impl Intent {
                     && agreed
                 {
                     insert(&mut phrased, operation);
+                    // Its first word, when a verb of that operation, is the word that
+                    // asked ("remove" in "remove the user").
+                    let first = token.word.split(' ').next().unwrap_or_default();
+                    if lexicon
+                        .lookup(first)
+                        .is_some_and(|(meaning, _)| meaning.operations.contains(&operation))
+                    {
+                        insert(&mut intent.phrase_verbs, (super::stem(first), operation));
+                    }
                 }
                 // A phrase that several domains' actions share names none of them.
                 let one_domain = meaning

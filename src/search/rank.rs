@@ -7,7 +7,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::Hit;
-use super::index::{Document, Index};
+use super::index::{Document, Index, stands_for};
 use super::intent::{Intent, Shape};
 use super::lexicon::Lexicon;
 use super::tokens::{self, Reference, Token};
@@ -328,7 +328,10 @@ impl Index {
             // this action ("remove bob from acme/web" removes a member; no word says so).
             // Either way the part its name removes must be named ("delete the epic" is no
             // request to delete a comment on it, however alike the requests for that read).
+            // And a request that removes a person removes nothing else: "remove kim from
+            // the games group" names the group only as where kim is.
             if (reading.has_typos && !names_exactly(reading, document))
+                || spares(&self.lexicon, reading, document)
                 || !(asks_for(&self.lexicon, reading, document)
                     || favoured_alike(scored.document)
                         && names_part(reading, document)
@@ -921,15 +924,7 @@ fn tells_to_change(lexicon: &Lexicon, intent: &Intent) -> bool {
 
 /// Whether `action` takes a thing of `domain` by its id or iid (`merge_request_iid`).
 fn takes(action: &Action, domain: &str) -> bool {
-    action.params.iter().any(|param| {
-        let name = param
-            .name
-            .strip_suffix("_iid")
-            .or(param.name.strip_suffix("_id"));
-        // `target_group_id` takes a group too.
-        name.and_then(|name| name.strip_suffix(domain))
-            .is_some_and(|before| before.is_empty() || before.ends_with('_'))
-    })
+    action.params.iter().any(|param| stands_for(param, domain))
 }
 
 /// Whether `phrase`, said in the plural, is one of a single read's phrases said in the
@@ -954,6 +949,7 @@ fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
     }
     let verb = asks_for_operation(lexicon, reading, document);
     let object = reading.intent.domains.contains(&document.domain)
+        || removes_person(reading, document)
         || reading
             .intent
             .referenced
@@ -965,6 +961,44 @@ fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
                 .any(|(term, ..)| names_domain(document, term))
         });
     verb && object
+}
+
+/// Whether a request names the person an action works on in a container it names, with
+/// one of the action's own verbs: "remove kim from the games group", "kick @bob out of
+/// acme/web" (no word names a member; the verb and the container say it).
+fn removes_person(reading: &Reading, document: &Document) -> bool {
+    let intent = &reading.intent;
+    document.person
+        && intent.person
+        && document.container.is_some_and(|c| {
+            [
+                &intent.containers,
+                &intent.paths,
+                &intent.path_said_as,
+                &intent.domains,
+            ]
+            .iter()
+            .any(|named| named.contains(&c))
+        })
+        && intent
+            .asked
+            .iter()
+            .chain(&intent.phrase_verbs)
+            .any(|(word, operation)| {
+                *operation == document.operation && document.verbs.iter().any(|verb| verb == word)
+            })
+}
+
+/// Whether a request that names a person spares what an action removes: the action takes
+/// no person, and the request names its domain only as where the person is.
+fn spares(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
+    reading.intent.person
+        && reading.intent.containers.contains(&document.domain)
+        && !reading.intent.domains.contains(&document.domain)
+        && !lexicon
+            .reference("@")
+            .iter()
+            .any(|people| takes(document.action, lexicon.domains[people.domain].name))
 }
 
 /// Whether a request names the part of its domain a destructive action removes, when its

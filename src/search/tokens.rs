@@ -13,6 +13,7 @@
 pub use super::known::terms::pieces;
 use std::borrow::Cow;
 
+use super::intent;
 use super::lexicon::{Lexicon, Meaning};
 use super::words;
 
@@ -73,6 +74,9 @@ pub struct Token {
     pub typo: bool,
     /// A verb read as what the thing is for ("a comment on !42 to approve it").
     pub purpose: bool,
+    /// A word the vocabulary does not know, said right after the verb with no article
+    /// between: a name ("remove kim from the games group", "revoke jdoe's access").
+    pub name: bool,
 }
 
 /// Words after which the next words name a container.
@@ -305,6 +309,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 plural: false,
                 typo: false,
                 purpose: false,
+                name: false,
             });
             if unit.ends_clause {
                 state = State::default();
@@ -347,6 +352,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 plural,
                 typo: units[at..=last].iter().any(|u| u.typo),
                 purpose: is_purpose,
+                name: false,
             });
             if units[last].ends_clause {
                 state = State::default();
@@ -385,7 +391,25 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         } else if NEGATIONS.contains(&word) {
             state.negated = true;
         } else if word.chars().count() >= 2 && !words::is_stop_word(word) {
-            let (mut meaning, plural) = lexicon.lookup(word).unwrap_or_default();
+            let looked_up = lexicon.lookup(word);
+            // A name is said bare right after its verb and before a preposition: "remove
+            // the flaky test" names a thing, "delete bob's fork" his fork, "remove it
+            // permanently" says how, "change what I replied in" is no name.
+            let name = looked_up.is_none()
+                && word.len() > 2
+                && !unit.typo
+                && !unit.possessive
+                && index > 0
+                && !words::is_stop_word(&units[index - 1].word)
+                && !intent::is_neutral(word)
+                && !words::is_everyday(word)
+                && tokens.last().is_some_and(|verb: &Token| {
+                    verb.role == Role::Head && !verb.meaning.operations.is_empty()
+                })
+                && units.get(index + 1).is_some_and(|next| {
+                    PREPOSITIONS.contains(&next.word.as_str()) || next.word == "of"
+                });
+            let (mut meaning, plural) = looked_up.unwrap_or_default();
             let plural = (plural || after_quantifier(units, index)) && meaning.names_thing();
             let is_purpose = read_as_purpose(&mut purpose, &mut meaning);
             // Once a verb has asked, a verb after an article qualifies a thing: "rotate it
@@ -427,6 +451,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 plural,
                 typo: unit.typo,
                 purpose: is_purpose,
+                name,
             });
             if VALUE_INTRODUCERS.contains(&word) {
                 state.value_next = true;

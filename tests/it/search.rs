@@ -740,13 +740,49 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "reopen the resolved discussion on !31 in acme/shop",
             "merge_request.discussion_resolve",
         ),
+        // No word names a member: the person, the action's own verb and the container do.
+        (
+            "member",
+            "remove priya from the design group",
+            "member.group_remove",
+        ),
+        (
+            "member",
+            "kick @hkim out of acme/shop",
+            "member.project_remove",
+        ),
+        (
+            "member",
+            "remove user 2207 from northwind/shop",
+            "member.project_remove",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
 }
 
+#[test]
+fn on_arrival_a_thing_is_no_person_to_remove() {
+    // A destructive action is offered only when asked for: a word after an article names
+    // a thing, and `delete` is no verb of the member removals.
+    for query in [
+        "remove the flakytest from acme/shop",
+        "delete oldstuff from acme/shop",
+    ] {
+        assert!(
+            !ranked_on_arrival("member", query).contains(&"member.project_remove"),
+            "{query:?}"
+        );
+    }
+}
+
 /// The action a search ranks first for `query` when no request for `domain` is known.
 fn first_on_arrival(domain: &str, query: &str) -> &'static str {
+    ranked_on_arrival(domain, query)[0]
+}
+
+/// The five actions a search ranks first for `query` when no request for `domain` is known.
+fn ranked_on_arrival(domain: &str, query: &str) -> Vec<&'static str> {
     let prefix = format!("{domain}.");
     let prepared = Prepared::built_in_without_requests_for(|id| !id.starts_with(&prefix));
     let index = Index::assemble(Policy::default().visible(), Arc::new(prepared));
@@ -755,7 +791,7 @@ fn first_on_arrival(domain: &str, query: &str) -> &'static str {
         limit: 5,
         explain: false,
     });
-    found.hits[0].action.id
+    found.hits.iter().map(|hit| hit.action.id).collect()
 }
 
 #[test]
