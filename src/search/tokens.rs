@@ -422,9 +422,21 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             // After an article, a word that names a thing is that thing: "the tag v1.0
             // shouldn't exist" tags nothing.
             let noun_after_article = || meaning.names_thing() && after_article();
+            // Right before a SHA of its own domain, it is that thing: "commit 9f3ab21" is
+            // one commit, not a commit to make ("tag 9f3ab21 as v1.0" still tags it).
+            let names_sha = || {
+                units.get(index + 1).is_some_and(|next| {
+                    next.reference == Some(Reference::Sha)
+                        && lexicon
+                            .reference("sha")
+                            .iter()
+                            .any(|meant| meaning.domains.contains(&meant.domain))
+                })
+            };
             if (meaning.names_thing() && (plural || !first_head))
                 || noun_after_article()
                 || ends_noun()
+                || names_sha()
             {
                 meaning.operations.clear();
             }
