@@ -333,6 +333,8 @@ impl Index {
             if (reading.has_typos && !names_exactly(reading, document))
                 || spares(&self.lexicon, reading, document)
                 || !(asks_for(&self.lexicon, reading, document)
+                    || self.phrase_names(&reading.intent, document)
+                        && tells_to_act(&self.lexicon, &reading.intent)
                     || favoured_alike(scored.document)
                         && names_part(reading, document)
                         && asks_for_operation(&self.lexicon, reading, document))
@@ -920,6 +922,20 @@ fn tells_to_change(lexicon: &Lexicon, intent: &Intent) -> bool {
             .verbs
             .iter()
             .all(|(operation, _)| CHANGES.contains(&lexicon.operations[*operation].as_str()))
+}
+
+/// The operations every domain shares that read.
+const READS: [&str; 2] = ["list", "get"];
+
+/// Whether the request tells to do something: it is no question, and its words ask for
+/// operations, none of them a read ("show how to reach inbox zero" marks nothing done).
+fn tells_to_act(lexicon: &Lexicon, intent: &Intent) -> bool {
+    !intent.question
+        && !intent.verbs.is_empty()
+        && intent
+            .verbs
+            .iter()
+            .all(|(operation, _)| !READS.contains(&lexicon.operations[*operation].as_str()))
 }
 
 /// Whether `action` takes a thing of `domain` by its id or iid (`merge_request_iid`).
