@@ -229,6 +229,9 @@ struct Scored {
     document: u32,
     score: i64,
     reasons: Vec<String>,
+    /// One of its tags was said whole ("delete ssh ca"): the request names what it
+    /// works on, part and all, in its maintainer's words.
+    tagged: bool,
 }
 
 impl Index {
@@ -255,6 +258,7 @@ impl Index {
                 document: *document,
                 score,
                 reasons: vec![reason.to_owned()],
+                tagged: false,
             });
         }
 
@@ -333,6 +337,7 @@ impl Index {
             if (reading.has_typos && !names_exactly(reading, document))
                 || spares(&self.lexicon, reading, document)
                 || !(asks_for(&self.lexicon, reading, document)
+                    || scored.tagged && asks_for_operation(&self.lexicon, reading, document)
                     || self.phrase_names(&reading.intent, document)
                         && tells_to_act(&self.lexicon, &reading.intent)
                     || favoured_alike(scored.document)
@@ -418,6 +423,7 @@ impl Index {
                         document,
                         score: points,
                         reasons: if explain { vec![reason()] } else { Vec::new() },
+                        tagged: false,
                     });
                 }
             }
@@ -622,6 +628,7 @@ impl Index {
                 document,
                 score: score * (50 + coverage / 2) / 100,
                 reasons: why,
+                tagged: in_phrase[d],
             });
         }
         out

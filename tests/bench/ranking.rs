@@ -79,30 +79,42 @@ fn main() {
             }
             print_score("every domain left out", total);
         }
+        ["explain", "--batch", last, requests @ ..] => {
+            let last: usize = last.parse().expect("a number of batches");
+            let batches = arrival::batches();
+            let trial = arrival::batch(&known, &batches[batches.len().saturating_sub(last)..]);
+            explain(&trial, requests);
+        }
         ["explain", domain, requests @ ..] => {
             let trial = arrival::domains_left_out(&known, 1)
                 .find(|trial| trial.name == *domain)
                 .expect("a domain with known requests");
-            for request in requests {
-                println!("## {request}");
-                let found = trial.index.find(&FindRequest {
-                    query: (*request).to_owned(),
-                    limit: 10,
-                    explain: true,
-                });
-                for hit in found.hits {
-                    println!(
-                        "{} {}: {}",
-                        hit.score,
-                        hit.action.id,
-                        hit.reasons.join("; ")
-                    );
-                }
-            }
+            explain(&trial, requests);
         }
         _ => eprintln!(
-            "usage: known | holdout | batch N | domains [N] | explain DOMAIN REQUEST... [--misses]"
+            "usage: known | holdout | batch N | domains [N] \
+             | explain (DOMAIN | --batch N) REQUEST... [--misses]"
         ),
+    }
+}
+
+/// Prints the ten actions a trial's index ranks first for each request, with why.
+fn explain(trial: &arrival::Trial<'_>, requests: &[&str]) {
+    for request in requests {
+        println!("## {request}");
+        let found = trial.index.find(&FindRequest {
+            query: (*request).to_owned(),
+            limit: 10,
+            explain: true,
+        });
+        for hit in found.hits {
+            println!(
+                "{} {}: {}",
+                hit.score,
+                hit.action.id,
+                hit.reasons.join("; ")
+            );
+        }
     }
 }
 
