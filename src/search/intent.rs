@@ -18,6 +18,11 @@ const QUESTIONS: &[&str] = &[
     "why", "when", "where", "has", "have", "was", "were", "whether",
 ];
 
+/// Whether a word makes a request that starts with it a question.
+pub fn is_question_word(word: &str) -> bool {
+    QUESTIONS.contains(&word)
+}
+
 /// Words that say how to look rather than what: they go with a list or a single read.
 const NEUTRAL: &[&str] = &[
     "show", "see", "view", "display", "open", "check", "look", "my", "me", "mine",
@@ -293,10 +298,8 @@ impl Intent {
                 .collect::<Vec<_>>()[..],
             ["how", "do" | "can" | "should" | "would", "i" | "we", ..] | ["how", "to", ..]
         );
-        intent.question = !asks_how_to
-            && pieces
-                .first()
-                .is_some_and(|w| QUESTIONS.contains(&w.as_str()));
+        intent.question =
+            !asks_how_to && pieces.first().is_some_and(|w| is_question_word(w.as_str()));
         for (index, piece) in pieces.iter().enumerate() {
             let previous = index
                 .checked_sub(1)

@@ -13,7 +13,7 @@
 pub use super::known::terms::pieces;
 use std::borrow::Cow;
 
-use super::intent;
+use super::intent::{self, Shape};
 use super::lexicon::{Lexicon, Meaning};
 use super::words;
 
@@ -329,7 +329,14 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 }
             });
         let run: Vec<String> = units[at..run_end].iter().map(|u| u.word.clone()).collect();
-        if let Some((length, meaning)) = lexicon.phrase_at(&run, 0) {
+        let phrase = lexicon.phrase_at(&run, 0).filter(|(_, meaning)| {
+            // Said first, not in a question ("which merge request closes #58").
+            let imperative = units[..at]
+                .iter()
+                .all(|u| words::is_stop_word(&u.word) && !intent::is_question_word(&u.word));
+            !(imperative && orders_otherwise(&unit.word, meaning, lexicon))
+        });
+        if let Some((length, meaning)) = phrase {
             let last = at + length - 1;
             // `ci runs`, `pull requests`, `group audit events`: a phrase is plural by its
             // last word, or by the word before its `of` ("members of the group").
@@ -474,6 +481,27 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// Whether a phrase of reads starts with a verb said in the imperative that asks for none
+/// of their operations: "close merge request !77" closes it, though "closing merge
+/// request" names the read of the merge requests that close an issue.
+fn orders_otherwise(word: &str, meaning: &Meaning, lexicon: &Lexicon) -> bool {
+    let Some((said, _)) = lexicon.lookup(word) else {
+        return false;
+    };
+    !said.operations.is_empty()
+        && !said.names_thing()
+        && !word.ends_with("ing")
+        && !word.ends_with("ed")
+        && !meaning.actions.is_empty()
+        && meaning.actions.iter().all(|id| {
+            let action = lexicon.actions[*id];
+            Shape::of(action) != Shape::Change
+                && lexicon
+                    .operation_id(action.vocabulary.operation)
+                    .is_none_or(|operation| !said.operations.contains(&operation))
+        })
 }
 
 /// "every branch", "each runner": a thing said in the singular after a word that counts

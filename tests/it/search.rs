@@ -756,6 +756,24 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "remove user 2207 from northwind/shop",
             "member.project_remove",
         ),
+        // Said first, `close` closes: "closing merge request" is a read's phrase.
+        (
+            "merge_request",
+            "close merge request !19 in acme/shop, nobody needs it",
+            "merge_request.update",
+        ),
+        // A commit's SHA after its noun names it: no commit to make.
+        (
+            "repository",
+            "commit 4e5f6a7 in acme/shop",
+            "repository.commit_get",
+        ),
+        // The runner's own phrase names it, though `stop` asks for no disable.
+        (
+            "runner",
+            "stop runner 52 from picking up acme/shop jobs",
+            "runner.project_disable",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
