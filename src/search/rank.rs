@@ -826,11 +826,22 @@ impl Index {
                 || paths.contains(domain)
                 || intent.domains.contains(domain)
         };
+        // A word that names this action's object names no container of it, though it is
+        // a container's noun too ("namespaces" for `user.namespace_list`).
+        let names_own_object = |domain: &usize| {
+            document.objects.iter().any(|object| {
+                intent.objects.contains(object)
+                    && self.lexicon.object_domains(*object).contains(domain)
+            })
+        };
         let mut counted_containers: Vec<usize> = Vec::new();
         for container in intent.containers.iter().chain(paths).chain(&intent.domains) {
             if *container == document.domain
                 || !self.container_domains.contains(container)
                 || counted_containers.contains(container)
+                || !intent.containers.contains(container)
+                    && !paths.contains(container)
+                    && names_own_object(container)
             {
                 continue;
             }
