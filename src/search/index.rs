@@ -511,9 +511,8 @@ impl Index {
         };
         let mut spellings: Vec<Word> = Vec::new();
         let people: Vec<&str> = lexicon
-            .reference("@")
-            .iter()
-            .map(|meant| lexicon.domains[meant.domain].name)
+            .people()
+            .map(|domain| lexicon.domains[domain].name)
             .collect();
         for (number, (action, part)) in visible.iter().enumerate() {
             let id = number as u32;

@@ -258,9 +258,8 @@ fn numbers_person(before: &[Token], lexicon: &Lexicon) -> bool {
         && lexicon.lookup(last).is_some_and(|(meaning, plural)| {
             !plural
                 && lexicon
-                    .reference("@")
-                    .iter()
-                    .any(|people| meaning.domains.contains(&people.domain))
+                    .people()
+                    .any(|people| meaning.domains.contains(&people))
         })
 }
 

@@ -645,6 +645,11 @@ impl Lexicon {
         self.references.get(kind).map_or(&[], Vec::as_slice)
     }
 
+    /// The domains whose things are people: those `@bob` names.
+    pub fn people(&self) -> impl Iterator<Item = usize> + '_ {
+        self.reference("@").iter().map(|meant| meant.domain)
+    }
+
     /// Whether a stem is a word of the vocabulary.
     pub fn knows_stem(&self, stemmed: &str) -> bool {
         self.stems.contains_key(stemmed) || self.phrases.contains_key(stemmed)

@@ -1030,9 +1030,8 @@ fn spares(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
         && reading.intent.containers.contains(&document.domain)
         && !reading.intent.domains.contains(&document.domain)
         && !lexicon
-            .reference("@")
-            .iter()
-            .any(|people| takes(document.action, lexicon.domains[people.domain].name))
+            .people()
+            .any(|people| takes(document.action, lexicon.domains[people].name))
 }
 
 /// Whether a request names the part of its domain a destructive action removes, when its

@@ -74,8 +74,8 @@ pub struct Token {
     pub typo: bool,
     /// A verb read as what the thing is for ("a comment on !42 to approve it").
     pub purpose: bool,
-    /// A word the vocabulary does not know, said right after the verb with no article
-    /// between: a name ("remove kim from the games group", "revoke jdoe's access").
+    /// A word the vocabulary does not know, said right after the verb and before a
+    /// preposition: a name ("remove kim from the games group").
     pub name: bool,
 }
 
