@@ -8,7 +8,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::Hit;
 use super::index::{Document, Index, stands_for};
-use super::intent::{Intent, Shape};
+use super::intent::{self, Intent, Shape};
 use super::lexicon::Lexicon;
 use super::tokens::{self, Reference, Token};
 use crate::catalog::Action;
@@ -561,20 +561,38 @@ impl Index {
             }
         }
 
-        // Tags matched as whole phrases.
+        // Tags matched as whole phrases, also with the words that only say whose or how to
+        // look left out ("detach my fork" says the tag "detach fork").
         let mut phrased: Vec<u32> = Vec::new();
         let mut in_phrase = vec![false; count];
-        for (at, first) in reading.stems.iter().enumerate() {
-            for (document, phrase) in self.tag_phrases.get(first.as_str()).into_iter().flatten() {
-                // "the wiki page" names one page, not the tag "wiki pages".
-                let number_agrees =
-                    || !phrase.plural || reading.plurals[at + phrase.stems.len() - 1];
-                if starts_with(&reading.stems[at..], &phrase.stems)
-                    && number_agrees()
-                    && !in_phrase[*document as usize]
+        let plain: Option<(Vec<String>, Vec<bool>)> = reading
+            .stems
+            .iter()
+            .any(|stem| intent::is_neutral(stem))
+            .then(|| {
+                reading
+                    .stems
+                    .iter()
+                    .zip(&reading.plurals)
+                    .filter(|(stem, _)| !intent::is_neutral(stem))
+                    .map(|(stem, plural)| (stem.clone(), *plural))
+                    .unzip()
+            });
+        let readings = std::iter::once((&reading.stems, &reading.plurals))
+            .chain(plain.as_ref().map(|(stems, plurals)| (stems, plurals)));
+        for (stems, plurals) in readings {
+            for (at, first) in stems.iter().enumerate() {
+                for (document, phrase) in self.tag_phrases.get(first.as_str()).into_iter().flatten()
                 {
-                    in_phrase[*document as usize] = true;
-                    phrased.push(*document);
+                    // "the wiki page" names one page, not the tag "wiki pages".
+                    let number_agrees = || !phrase.plural || plurals[at + phrase.stems.len() - 1];
+                    if starts_with(&stems[at..], &phrase.stems)
+                        && number_agrees()
+                        && !in_phrase[*document as usize]
+                    {
+                        in_phrase[*document as usize] = true;
+                        phrased.push(*document);
+                    }
                 }
             }
         }
