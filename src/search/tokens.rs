@@ -283,6 +283,16 @@ fn move_next_to(units: &mut [Unit], verb: usize, from: usize, length: usize) {
     units[verb + 1..end].rotate_right(length);
 }
 
+/// Whether the unit at `at` starts what a request says to leave as it is: "delete the
+/// artifacts of job 5 but keep the log", "revoke the token, leave my own alone". What is
+/// kept is ruled out like what is not to be touched; a `keep` that is the request's own
+/// ask ("keep the artifacts of job 5") comes first or after no other ask.
+fn spares(units: &[Unit], at: usize, asked: bool) -> bool {
+    matches!(units[at].word.as_str(), "keep" | "leave")
+        && at > 0
+        && (units[at - 1].word == "but" || asked && units[at - 1].ends_clause)
+}
+
 /// Tokens of the units of a request (or of one clause of it): phrases grouped (leftmost,
 /// longest first, never across a reference or a clause's end), each word read in the
 /// lexicon, and a role given to each. A word that names a thing asks for an operation
@@ -314,6 +324,11 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             if unit.ends_clause {
                 state = State::default();
             }
+            at += 1;
+            continue;
+        }
+        if spares(units, at, asked) {
+            state.negated = true;
             at += 1;
             continue;
         }
@@ -627,6 +642,22 @@ mod tests {
                 ("box".into(), Role::Context),
                 ("gadgets".into(), Role::Negated),
             ]
+        );
+    }
+
+    #[test]
+    fn what_a_request_keeps_is_ruled_out() {
+        assert_eq!(
+            roles("drop the widgets but keep the gadgets"),
+            vec![
+                ("drop".into(), Role::Head),
+                ("widgets".into(), Role::Head),
+                ("gadgets".into(), Role::Negated),
+            ]
+        );
+        assert_eq!(
+            roles("keep the gadgets"),
+            vec![("keep".into(), Role::Head), ("gadgets".into(), Role::Head)]
         );
     }
 

@@ -15,13 +15,13 @@ pub const INDEFINITE: &[&str] = &["a", "an", "another"];
 /// Words that carry no intent in a request, sorted (looked up by binary search: every word
 /// of every action's text is checked when the search index is built).
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can",
-    "could", "did", "do", "does", "for", "from", "gitlab", "had", "has", "have", "hey", "hi",
-    "how", "i", "if", "in", "into", "is", "it", "its", "just", "let", "lets", "need", "now", "of",
-    "on", "one", "or", "our", "please", "should", "so", "some", "than", "thank", "thanks", "that",
-    "the", "their", "them", "then", "there", "these", "this", "those", "to", "up", "us", "use",
-    "using", "via", "want", "was", "we", "were", "what", "which", "will", "with", "would", "you",
-    "your",
+    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
+    "can", "could", "did", "do", "does", "for", "from", "gitlab", "had", "has", "have", "hey",
+    "hi", "how", "i", "if", "in", "into", "is", "it", "its", "just", "let", "lets", "need", "now",
+    "of", "on", "one", "or", "our", "please", "should", "so", "some", "than", "thank", "thanks",
+    "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up", "us",
+    "use", "using", "via", "want", "was", "we", "were", "what", "which", "will", "with", "would",
+    "you", "your",
 ];
 
 pub fn is_stop_word(word: &str) -> bool {
