@@ -204,6 +204,22 @@ fn desired_state(pieces: &[String], lexicon: &Lexicon) -> Vec<usize> {
     }
 }
 
+/// "the spike branch can go", "that comment has to go": a thing that may or must go, with
+/// nothing said after it in its clause (not "go ahead", "go to develop"), is to be deleted.
+/// `pieces` as written, punctuation and all: a clause ends at its punctuation.
+fn told_to_go(pieces: &[String]) -> bool {
+    pieces.iter().enumerate().skip(1).any(|(at, piece)| {
+        let word = piece.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let clause_ends = at + 1 == pieces.len() || word.len() < piece.len();
+        let may = match pieces[at - 1].as_str() {
+            "can" | "must" | "should" | "gotta" => true,
+            "to" => at > 1 && matches!(pieces[at - 2].as_str(), "has" | "have" | "needs" | "need"),
+            _ => false,
+        };
+        word.eq_ignore_ascii_case("go") && clause_ends && may
+    })
+}
+
 /// "mark the thread as resolved", "mark !12 as approved": marking a thing as done asks
 /// for the action of its own that the participle says (`resolve`), not for an update of
 /// any kind. Empty when the request marks nothing, or its participle asks for nothing or
@@ -287,6 +303,7 @@ impl Intent {
         };
         // A title in quotes names one thing ("the wiki page \"Getting started\"").
         intent.quoted = pieces.iter().any(|p| p.starts_with(['"', '\u{201c}']));
+        let told_to_go = told_to_go(pieces);
         let pieces: Vec<String> = pieces.iter().map(bare).collect();
         // "how do I add a variable" asks how to do something: it is a task, not a question.
         let asks_how_to = matches!(
@@ -493,6 +510,13 @@ impl Intent {
         }
         if intent.verbs.is_empty() {
             for operation in phrased {
+                intent.vote(operation);
+            }
+        }
+        if told_to_go && !intent.question {
+            // Said however much else is: "I pasted a password in a comment, that comment
+            // has to go".
+            for operation in lexicon.operation_id("delete") {
                 intent.vote(operation);
             }
         }
