@@ -455,7 +455,16 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                             .any(|meant| meaning.domains.contains(&meant.domain))
                 })
             };
+            // Right after `the`, a verb is a noun: "tell the reporter the fix is in v2.3.1"
+            // fixes nothing. But a button is pressed for what it says ("hit the Stop button").
+            let after_the = index > 0
+                && !units[index - 1].ends_clause
+                && units[index - 1].word == "the"
+                && units
+                    .get(index + 1)
+                    .is_none_or(|next| next.word != "button");
             if (meaning.names_thing() && (plural || !first_head))
+                || after_the
                 || noun_after_article()
                 || ends_noun()
                 || names_sha()
