@@ -513,12 +513,13 @@ impl Intent {
                 intent.vote(operation);
             }
         }
-        if told_to_go && !intent.question {
-            // Said however much else is: "I pasted a password in a comment, that comment
-            // has to go".
-            for operation in lexicon.operation_id("delete") {
-                intent.vote(operation);
-            }
+        // Said however much else is: "I pasted a password in a comment, that comment has to
+        // go".
+        if told_to_go
+            && !intent.question
+            && let Some(operation) = lexicon.operation_id("delete")
+        {
+            intent.vote(operation);
         }
         if intent.verbs.is_empty() && !intent.question {
             for operation in desired_state(&pieces, lexicon) {
