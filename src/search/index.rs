@@ -54,8 +54,10 @@ pub struct Document {
     /// Some known request (`actions/requests/`) asks for it.
     pub asked_for: bool,
     /// The part of its domain its name says it works on (`reaction` for
-    /// `note_reaction_remove`): a destructive one removes that part, not the domain's thing.
-    pub part: Option<usize>,
+    /// `note_reaction_remove`), with the objects of its own that name that part too: a
+    /// destructive one removes that part, not the domain's thing. Empty when its name
+    /// says no part.
+    pub parts: Vec<usize>,
     /// The one thing it works on in its container is a person: a thing of the domain `@`
     /// names (`user_id` in `/groups/{group_id}/members/{user_id}`).
     pub person: bool,
@@ -178,8 +180,8 @@ struct PreparedAction {
     /// Words of its texts the typo fallback may read a misspelling as.
     spellings: Vec<Word>,
     objects: Vec<usize>,
-    /// `Document::part`.
-    part: Option<usize>,
+    /// `Document::parts`.
+    parts: Vec<usize>,
     /// The domain its path is scoped by (`Document::container`).
     container: Option<usize>,
 }
@@ -379,6 +381,18 @@ impl Prepared {
                 })
                 .max()
                 .map(|(_, id)| id);
+            // Its other objects name that part too, unless its name spells them as what the
+            // part belongs to (`note` in `note_reaction_remove`): `ca` for the `certificate`
+            // of `ssh_certificate_delete`, `instance` for the `system` of `system_delete`.
+            let parts = part.map_or_else(Vec::new, |part| {
+                let mut parts = vec![part];
+                parts.extend(action.vocabulary.objects.iter().filter_map(|o| {
+                    let id = lexicon.object_id(o)?;
+                    let spelt = name.iter().any(|word| *word == stem(o));
+                    (id != part && (!spelt || !lexicon.object_domains(id).is_empty())).then_some(id)
+                }));
+                parts
+            });
             // Held for the process's life: no slack, and each spelling once (the index
             // unions them with the lexicon's, which has most of them already).
             spellings.sort_unstable();
@@ -395,7 +409,7 @@ impl Prepared {
                 tag_phrases,
                 spellings,
                 objects,
-                part,
+                parts,
                 container: container(action).and_then(|name| lexicon.domain_id(name)),
             });
         }
@@ -590,7 +604,7 @@ impl Index {
                     .by_id
                     .get(action.id)
                     .is_some_and(|&id| prepared.examples.asked_for(id)),
-                part: part.part,
+                parts: part.parts.clone(),
                 person,
             });
         }

@@ -341,7 +341,7 @@ impl Index {
                     || self.phrase_names(&reading.intent, document)
                         && tells_to_act(&self.lexicon, &reading.intent)
                     || favoured_alike(scored.document)
-                        && names_part(&self.lexicon, reading, document)
+                        && names_part(reading, document)
                         && asks_for_operation(&self.lexicon, reading, document))
             {
                 scored.score = 0;
@@ -996,7 +996,7 @@ fn plural_of_single_read(action: &Action, phrase: &str) -> bool {
 /// and the part of it the action removes when its name says one ("delete the epic" asks
 /// to remove no reaction from it, "remove the note" no reaction from the note).
 fn asks_for(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
-    if !names_part(lexicon, reading, document) {
+    if !names_part(reading, document) {
         return false;
     }
     let verb = asks_for_operation(lexicon, reading, document);
@@ -1054,14 +1054,12 @@ fn spares(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
 
 /// Whether a request names the part of its domain a destructive action removes, when its
 /// name says one (`note` for `note_delete`, `reaction` for `note_reaction_remove`).
-fn names_part(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
-    document.part.is_none_or(|part| {
-        reading.intent.objects.contains(&part)
-            || document.objects.iter().any(|object| {
-                !lexicon.object_domains(*object).is_empty()
-                    && reading.intent.objects.contains(object)
-            })
-    })
+fn names_part(reading: &Reading, document: &Document) -> bool {
+    document.parts.is_empty()
+        || document
+            .parts
+            .iter()
+            .any(|part| reading.intent.objects.contains(part))
 }
 
 /// Whether a request asks for the action's operation (a word of it, or one of its verbs).
