@@ -168,8 +168,19 @@ pub struct Unit {
 /// The units of the pieces: each reference whole, every other piece split into words (a
 /// path-like piece that is one phrase of the vocabulary, such as `ci/cd`, is words).
 pub fn units(pieces: &[String], lexicon: &Lexicon) -> Vec<Unit> {
-    let mut units = Vec::new();
+    let mut units: Vec<Unit> = Vec::new();
     for piece in pieces {
+        // A dash set apart ends a clause: "not from the group — remove frank from acme/web".
+        if !piece.is_empty()
+            && piece
+                .chars()
+                .all(|c| matches!(c, '-' | '\u{2013}' | '\u{2014}'))
+        {
+            if let Some(last) = units.last_mut() {
+                last.ends_clause = true;
+            }
+            continue;
+        }
         let ends_clause = piece.ends_with([',', ';', '.', '?', '!', ':']);
         let trimmed = piece
             .trim_matches(|c: char| {
@@ -650,6 +661,18 @@ mod tests {
                 ("red".into(), Role::Value),
                 ("box".into(), Role::Context),
                 ("gadgets".into(), Role::Negated),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dash_ends_what_a_negation_rules_out() {
+        assert_eq!(
+            roles("not gadgets \u{2014} show widgets"),
+            vec![
+                ("gadgets".into(), Role::Negated),
+                ("show".into(), Role::Head),
+                ("widgets".into(), Role::Head),
             ]
         );
     }
