@@ -595,10 +595,23 @@ impl Lexicon {
     fn resolve(&self, entry: &Entry, word: &str) -> Meaning {
         let mut meaning = entry.meaning.clone();
         // A phrase of a list said in the singular names one of its things: not the list,
-        // but still what it is about ("delete package file 77").
+        // but still what it is about ("delete package file 77"), and still asks what its
+        // first words ask ("clean up the merged branch" deletes one branch).
+        let mut asked = Vec::new();
         for action in entry.said_in_singular(word.rsplit(' ').next().unwrap_or_default()) {
             meaning.actions.retain(|a| *a != action);
             let action = self.actions[action];
+            if let Some(operation) = self.operation_id(action.vocabulary.operation) {
+                let said: Vec<String> = word.split(' ').map(str::to_owned).collect();
+                let asks = |meaning: &Meaning| meaning.operations.contains(&operation);
+                let opens_with_verb = self.lookup(&said[0]).is_some_and(|(m, _)| asks(&m))
+                    || self
+                        .phrase_at(&said[..said.len() - 1], 0)
+                        .is_some_and(|(_, m)| asks(&m));
+                if opens_with_verb && !asked.contains(&operation) {
+                    asked.push(operation);
+                }
+            }
             if let Some(domain) = self.domain_id(action.domain) {
                 extend_unique(&mut meaning.domains, &[domain]);
             }
@@ -613,6 +626,7 @@ impl Lexicon {
             .iter()
             .filter(|(form, _)| form == word || form.chars().count() > 3)
             .map(|(_, operation)| *operation)
+            .chain(asked)
             .collect();
         meaning.operations.dedup();
         meaning

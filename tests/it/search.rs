@@ -774,6 +774,40 @@ fn on_arrival_a_phrase_keeps_what_its_words_say() {
             "stop runner 52 from picking up acme/shop jobs",
             "runner.project_disable",
         ),
+        // What it says to keep is no part of the ask.
+        (
+            "release",
+            "delete the v3.1.0 release in acme/shop but keep its tag",
+            "release.delete",
+        ),
+        // A dash ends what `not` rules out.
+        (
+            "member",
+            "not the group — remove priya from acme/shop only",
+            "member.project_remove",
+        ),
+        // Deletes in other words: taken down, fixed, let go.
+        (
+            "release",
+            "take down the 4.0.0 release page in acme/shop",
+            "release.delete",
+        ),
+        (
+            "release",
+            "fix the URL of release link 7 on v1.2.0 in acme/shop",
+            "release.link_update",
+        ),
+        (
+            "branch",
+            "the branch spike/rust-port in acme/shop can go",
+            "branch.delete",
+        ),
+        // Objects the name does not spell name its part: `instance` the system hook's.
+        (
+            "webhook",
+            "remove the instance-wide hook 9",
+            "webhook.system_delete",
+        ),
     ] {
         assert_eq!(first_on_arrival(domain, query), wanted, "{query:?}");
     }
