@@ -474,8 +474,18 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                 && units
                     .get(index + 1)
                     .is_none_or(|next| next.word != "button");
+            // After a form of `be`, a verb in -ing tells what is going on: "carol is leaving"
+            // leaves no comment.
+            let going_on = word.ends_with("ing")
+                && index > 0
+                && !units[index - 1].ends_clause
+                && matches!(
+                    units[index - 1].word.as_str(),
+                    "is" | "are" | "am" | "was" | "were" | "been"
+                );
             if (meaning.names_thing() && (plural || !first_head))
                 || after_the
+                || going_on
                 || noun_after_article()
                 || ends_noun()
                 || names_sha()
