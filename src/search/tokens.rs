@@ -298,7 +298,7 @@ fn move_next_to(units: &mut [Unit], verb: usize, from: usize, length: usize) {
 /// artifacts of job 5 but keep the log", "revoke the token, leave my own alone". What is
 /// kept is ruled out like what is not to be touched; a `keep` that is the request's own
 /// ask ("keep the artifacts of job 5") comes first or after no other ask.
-fn spares(units: &[Unit], at: usize, asked: bool) -> bool {
+fn says_to_keep(units: &[Unit], at: usize, asked: bool) -> bool {
     matches!(units[at].word.as_str(), "keep" | "leave")
         && at > 0
         && (units[at - 1].word == "but" || asked && units[at - 1].ends_clause)
@@ -338,7 +338,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             at += 1;
             continue;
         }
-        if spares(units, at, asked) {
+        if says_to_keep(units, at, asked) {
             state.negated = true;
             at += 1;
             continue;
