@@ -694,10 +694,6 @@ fn own_verb<'a>(action: &'a Action, shared_verbs: &HashSet<&str>) -> Option<&'a 
 
 /// Words that start what a verb is done to or with ("look for", "look through"), never
 /// the rest of a verb said after its object.
-const OBJECT_INTRODUCERS: &[&str] = &[
-    "for", "at", "to", "with", "of", "into", "from", "through", "about", "on", "in",
-];
-
 /// The most words between a verb and the rest of it ("mark the first review thread as
 /// resolved").
 const VERB_GAP: usize = 4;
@@ -725,9 +721,11 @@ fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
     Some(word)
 }
 
-/// A verb of several words whose rest may come after its object.
+/// A verb of several words whose rest may come after its object. A rest that is a
+/// preposition ("let in", "turn on") is one only where it ends the clause ("let everyone
+/// who is waiting in"): before more words it introduces them (`separated_verb`).
 fn separable(stems: &[Word], entry: &Entry) -> bool {
-    stems.len() > 1 && !entry.verbs.is_empty() && !OBJECT_INTRODUCERS.contains(&stems[1].as_str())
+    stems.len() > 1 && !entry.verbs.is_empty()
 }
 
 impl Lexicon {
@@ -838,7 +836,7 @@ mod tests {
     static VOCABULARY: Vocabulary = Vocabulary {
         operations: &[WordList::new(
             "spin",
-            &["spin", "spin around", "twirl", "whirl away", "open a"],
+            &["spin", "spin around", "twirl", "whirl away", "open a", "let in"],
         )],
         synonyms: &[],
     };
@@ -907,6 +905,16 @@ mod tests {
         // A rest that is a grammar word is no rest before more words.
         assert_eq!(
             lexicon.separated_verb(&words("open gadgets of a yard")),
+            None
+        );
+        // A preposition ending the clause is the rest of its verb; before more words it
+        // introduces them.
+        assert_eq!(
+            lexicon.separated_verb(&words("let every gadget in")),
+            Some((3, 1))
+        );
+        assert_eq!(
+            lexicon.separated_verb(&words("let the gadget in the yard")),
             None
         );
     }
