@@ -754,6 +754,11 @@ impl Index {
         // of acme/web" are the project's, not a pipeline's).
         if document.lists_by_number && !intent.gives_number {
             points += UNNAMED_TARGET;
+            // A change of one thing by its number, asked of many ("approve every pending
+            // member"): an action that changes them all is the likelier ask.
+            if document.shape == Shape::Change && intent.plural {
+                points += UNNAMED_TARGET;
+            }
         }
         // An object that is also another domain's noun (`group` in `label.group_create`)
         // qualifies the action's own domain: it is matched only when the request names that
