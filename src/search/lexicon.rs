@@ -836,7 +836,14 @@ mod tests {
     static VOCABULARY: Vocabulary = Vocabulary {
         operations: &[WordList::new(
             "spin",
-            &["spin", "spin around", "twirl", "whirl away", "open a", "let in"],
+            &[
+                "spin",
+                "spin around",
+                "twirl",
+                "whirl away",
+                "open a",
+                "let in",
+            ],
         )],
         synonyms: &[],
     };
