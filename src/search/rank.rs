@@ -9,6 +9,7 @@ use hashbrown::{HashMap, HashSet};
 use super::Hit;
 use super::index::{Document, Index, stands_for};
 use super::intent::{self, Intent, Shape};
+use super::known::terms::terms;
 use super::lexicon::Lexicon;
 use super::tokens::{self, Reference, Token};
 use crate::catalog::Action;
@@ -224,6 +225,15 @@ pub struct Reading {
     pub has_typos: bool,
 }
 
+/// What the known requests near a request are weighed against.
+enum Verdict<'a> {
+    /// The rules' top score.
+    Rules(i64),
+    /// The rules found nothing: only requests saying the same count
+    /// (`Index::says_the_same`): these words.
+    SayingAll(&'a [String]),
+}
+
 /// One action's score for a reading.
 struct Scored {
     document: u32,
@@ -301,9 +311,23 @@ impl Index {
         }
 
         // The rules' own verdict, before the examples add theirs: whether anything fits well.
-        let rules_top = scores.iter().map(|s| s.score).max().unwrap_or(0);
+        let mut rules_top = scores.iter().map(|s| s.score).max().unwrap_or(0);
         let favoured = if rules_top > 0 {
-            self.weigh_examples(&mut scores, query, reading, rules_top, unseen, explain)
+            let verdict = Verdict::Rules(rules_top);
+            self.weigh_examples(&mut scores, query, reading, verdict, unseen, explain)
+        } else if !reading.stems.is_empty() {
+            // Words no vocabulary reads ("what's been happening in acme/web", "is acme/api
+            // archived?"), which people have said before in just these words: the known
+            // requests that say the same stand in for the rules, as a weak match would.
+            // (A bare `acme/web` says nothing of the kind: references are names.)
+            let words = self.said_besides_references(raw);
+            let verdict = Verdict::SayingAll(&words);
+            let favoured =
+                self.weigh_examples(&mut scores, query, reading, verdict, unseen, explain);
+            if favoured.is_some() {
+                rules_top = WEAK_MATCH;
+            }
+            favoured
         } else {
             None
         };
@@ -367,16 +391,24 @@ impl Index {
     /// yet (new in the manifest) is judged by the rules alone, its score scaled as if the
     /// requests agreed with them, so that it is not outvoted for lack of requests. Only
     /// actions the rules reached or the requests name are touched; destructive ones are
-    /// still gated afterwards. Returns the action the requests favour most.
+    /// still gated afterwards. When the rules found nothing, only the known requests that
+    /// say the same as `query` count (`Evidence::says_the_same`). Returns the action the
+    /// requests favour most.
     fn weigh_examples(
         &self,
         scores: &mut Vec<Scored>,
         query: &str,
         reading: &Reading,
-        rules_top: i64,
+        verdict: Verdict<'_>,
         unseen: Option<&str>,
         explain: bool,
     ) -> Option<u32> {
+        // With no verdict of the rules, the requests that say the same count as much as
+        // they would beside a weak match.
+        let (rules_top, same) = match verdict {
+            Verdict::Rules(top) => (top, None),
+            Verdict::SayingAll(words) => (WEAK_MATCH, Some(words)),
+        };
         // A purpose's verb says what the thing is for: people asking to do it said it
         // otherwise ("approve !42" is not "a comment on !42 to approve it").
         let purposes: Vec<&str> = reading
@@ -404,6 +436,9 @@ impl Index {
             let Some(document) = self.action_documents[evidence.action] else {
                 continue;
             };
+            if same.is_some_and(|words| !self.says_the_same(evidence.nearest(), words)) {
+                continue;
+            }
             favoured.get_or_insert(document);
             let points = (EXAMPLE_WEIGHT * rules_top as f64 * evidence.share).round() as i64;
             if points <= 0 {
@@ -430,6 +465,39 @@ impl Index {
         }
         self.weigh_new(scores, &rules, explain);
         favoured
+    }
+
+    /// What a request's pieces say besides their references (names differ from request
+    /// to request), as the known requests' terms, sorted.
+    fn said_besides_references(&self, pieces: &[String]) -> Vec<String> {
+        let said: Vec<String> = tokens::units(pieces, &self.lexicon)
+            .into_iter()
+            .filter(|unit| unit.reference.is_none())
+            .map(|unit| unit.word)
+            .collect();
+        let mut terms = terms(&said.join(" "));
+        terms.sort_unstable();
+        terms.dedup();
+        terms
+    }
+
+    /// Whether a known request says what a request whose words (besides references) are
+    /// `words` says: all of them but one in three (a name said as a word: "what has tomas
+    /// been doing" for "what has mchen been doing"), and at most two more ("what's been
+    /// happening in acme/web today?" for "what's happening on acme/shop"), not merely some
+    /// of them. Reads the known request's text: only for the rare request the rules found
+    /// nothing for.
+    fn says_the_same(&self, known: &str, words: &[String]) -> bool {
+        let own = self.said_besides_references(&tokens::pieces(known));
+        let unsaid = words
+            .iter()
+            .filter(|w| own.binary_search(w).is_err())
+            .count();
+        own.iter()
+            .filter(|w| words.binary_search(w).is_err())
+            .count()
+            <= 2
+            && unsaid <= words.len() / 3
     }
 
     /// An action nobody has asked for yet (new in the manifest) has no requests to vote

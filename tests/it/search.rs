@@ -440,6 +440,22 @@ fn typos_never_guess_destructive_actions() {
     );
 }
 
+/// Words no vocabulary reads, in a request people have made before in nearly the same
+/// words, with other names: the known requests answer where the rules find nothing. A
+/// bare name says nothing of the kind, and a request sharing only some of the words is no
+/// answer either.
+#[test]
+fn words_no_vocabulary_knows_find_what_people_meant_by_them() {
+    let first = |query: &str| find(query).hits.first().map(|h| h.action.id);
+    assert_eq!(
+        first("what's happening on acme/shop"),
+        Some("project.events")
+    );
+    assert_eq!(first("is acme/cli archived?"), Some("project.get"));
+    assert_eq!(first("acme/shop"), None);
+    assert_eq!(first("what's happening with the fire drill"), None);
+}
+
 fn find(query: &str) -> gitlab_mcp::search::Found {
     Index::new(&Policy::default()).find(&FindRequest {
         query: query.into(),
