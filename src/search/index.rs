@@ -816,7 +816,14 @@ impl Index {
         };
         let missing = self.missing(&reading, &hits, rules_top, ambiguous.len());
         let suggestions = if hits.is_empty() && missing.is_none() {
-            self.suggest(&words::words(query))
+            // Words near a name (`acme/shop`: "came", "ship") are no help: only the
+            // request's own words are matched.
+            let said: Vec<String> = tokens::units(&raw, &self.lexicon)
+                .into_iter()
+                .filter(|unit| unit.reference.is_none())
+                .map(|unit| unit.word)
+                .collect();
+            self.suggest(&said)
         } else {
             Vec::new()
         };
