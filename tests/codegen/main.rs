@@ -798,6 +798,28 @@ fn without_action(root: &std::path::Path, domain: &str, name: &str) {
     }
 }
 
+/// `scaffold` on an operation the catalog has already names the action that serves it
+/// instead of drafting a twin under another name.
+#[test]
+fn scaffold_names_the_action_an_operation_already_has() {
+    let root = scaffold_root("actions");
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scaffold");
+    let spec = gitlab_mcp::spec::Spec::read(&fixtures.join("openapi.yaml")).unwrap();
+    let options = gitlab_mcp::spec::ScaffoldOptions {
+        root: &root,
+        schemas: None,
+    };
+    let Err(error) = gitlab_mcp::spec::scaffold(&spec, "POST /projects/:id/unarchive", &options)
+    else {
+        panic!("project.unarchive is in the catalog: no draft");
+    };
+    assert_eq!(
+        error.to_string(),
+        "POST /projects/{id}/unarchive is already in the catalog as `project.unarchive` (actions/project.yaml)"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// `scaffold` on a verb of a project drafts `project.unarchive` beside `project.archive` in
 /// the real manifest (as it was before `project.unarchive`), with the catalog's `Project`
 /// type; the result builds.

@@ -79,6 +79,11 @@ impl Tree {
                 tree.known.push(Known {
                     domain: domain.to_owned(),
                     name: name.to_owned(),
+                    method: action
+                        .get("method")
+                        .and_then(yaml::Value::as_str)
+                        .unwrap_or("GET")
+                        .to_uppercase(),
                     shape: super::super::shape(path)
                         .split('/')
                         .filter(|s| !s.is_empty())

@@ -63,6 +63,22 @@ pub fn scaffold(spec: &Spec, request: &str, options: &Options<'_>) -> anyhow::Re
         );
     };
     let tree = files::Tree::read(options.root)?;
+    // An operation the catalog has already is no new action, whatever name a draft would
+    // take beside it.
+    if let Some(known) = tree.known.iter().find(|k| {
+        k.method == method
+            && spec_shapes(&operation.path)
+                .iter()
+                .any(|s| s.split('/').filter(|s| !s.is_empty()).eq(k.shape.iter()))
+    }) {
+        anyhow::bail!(
+            "{method} {} is already in the catalog as `{}.{}` (actions/{}.yaml)",
+            operation.path,
+            known.domain,
+            known.name,
+            known.domain
+        );
+    }
     let drafts = draft(spec, operation, &tree, options.schemas);
     let (domain, name) = drafts.id.split_once('.').unwrap_or_default();
     anyhow::ensure!(

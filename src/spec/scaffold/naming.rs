@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 pub struct Known {
     pub domain: String,
     pub name: String,
+    /// `GET`, `POST`, ... as the manifest writes it.
+    pub method: String,
     /// Path segments, each placeholder written `{}`.
     pub shape: Vec<String>,
 }
@@ -295,6 +297,7 @@ mod tests {
         .map(|(domain, name, path)| Known {
             domain: domain.into(),
             name: name.into(),
+            method: "GET".into(),
             shape: path
                 .split('/')
                 .filter(|s| !s.is_empty())
