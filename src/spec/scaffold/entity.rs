@@ -233,6 +233,7 @@ impl DraftType {
                     .example
                     .clone()
                     .filter(|_| n == 1)
+                    .map(|example| fitted(field, example))
                     .unwrap_or_else(|| made_value(field, n, &self.name));
                 record.insert(field.name.clone(), value);
             }
@@ -255,6 +256,16 @@ impl DraftType {
     }
 }
 
+/// A field's example as its type reads it: the spec gives one item for a list at times
+/// (`architectures: amd64` for `[string]`), which the sandbox record must not copy.
+fn fitted(field: &DraftField, example: Value) -> Value {
+    if field.ty.starts_with('[') && !example.is_array() {
+        Value::Array(vec![example])
+    } else {
+        example
+    }
+}
+
 fn made_value(field: &DraftField, n: i64, type_name: &str) -> Value {
     let thing = snake_of(type_name).replace('_', "-");
     match field.ty.as_str() {
@@ -274,5 +285,35 @@ fn made_value(field: &DraftField, n: i64, type_name: &str) -> Value {
             camel(&thing.replace('-', "_")),
             field.name.replace('_', " ")
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_records_example_fits_its_fields_type() {
+        let field = |name: &str, ty: &str, example: Value| DraftField {
+            name: name.to_owned(),
+            ty: ty.to_owned(),
+            required: true,
+            example: Some(example),
+        };
+        let ty = DraftType {
+            name: "Distribution".to_owned(),
+            fields: vec![
+                field("architectures", "[string]", json!("amd64")),
+                field("components", "[string]", json!(["main"])),
+                field("codename", "string", json!("bookworm")),
+            ],
+            source: String::new(),
+            left_out: Vec::new(),
+        };
+        let records = ty.records(None, None);
+        assert_eq!(records[0]["architectures"], json!(["amd64"]));
+        assert_eq!(records[0]["components"], json!(["main"]));
+        assert_eq!(records[0]["codename"], json!("bookworm"));
+        assert!(records[1]["architectures"].is_array());
     }
 }
