@@ -130,6 +130,10 @@ pub enum Command {
     SpecCheck {
         /// GitLab's OpenAPI v2 document (openapi_v2.yaml).
         spec: PathBuf,
+        /// Also list the spec's operations no action covers, one per line as `scaffold`
+        /// takes them: where a new action can come from.
+        #[arg(long)]
+        uncovered: bool,
     },
     /// Check the entity types against GitLab's response schemas and keep the decoding
     /// fixtures derived from them fresh (maintainers).
@@ -623,9 +627,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             std::io::stdout().write_all(&source)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::SpecCheck { spec } => {
+        Command::SpecCheck { spec, uncovered } => {
             let report = crate::spec::check(&crate::spec::Spec::read(&spec)?);
             say!("{}", report.text().trim_end())?;
+            if uncovered {
+                say!(
+                    "\nNo action covers these {} operations yet:",
+                    report.uncovered.len()
+                )?;
+                for operation in &report.uncovered {
+                    say!("  {operation}")?;
+                }
+            }
             Ok(if report.passed() {
                 ExitCode::SUCCESS
             } else {

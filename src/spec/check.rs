@@ -22,6 +22,9 @@ pub struct Report {
     pub operations: usize,
     /// Spec operations at least one action covers.
     pub covered: usize,
+    /// The others, as `scaffold` takes them (`GET /projects/{id}/badges`), in the spec's
+    /// order of paths.
+    pub uncovered: Vec<String>,
     /// Actions whose method and path shape the spec has.
     pub matched: usize,
     /// Actions the spec lacks, found in the list with their docs page.
@@ -131,15 +134,18 @@ pub fn check(spec: &Spec) -> Report {
         }
     }
     // An operation counts once, however many optional-segment spellings it has.
-    report.covered = spec
-        .operations()
-        .iter()
-        .filter(|operation| {
-            spec_shapes(&operation.path)
-                .into_iter()
-                .any(|path| covered.contains(&(operation.method.clone(), path)))
-        })
-        .count();
+    for operation in spec.operations() {
+        if spec_shapes(&operation.path)
+            .into_iter()
+            .any(|path| covered.contains(&(operation.method.clone(), path)))
+        {
+            report.covered += 1;
+        } else {
+            report
+                .uncovered
+                .push(format!("{} {}", operation.method, operation.path));
+        }
+    }
     report
 }
 
@@ -187,6 +193,7 @@ mod tests {
         // merge_request.list, merge_request.create and the project searches (the spec's
         // optional `(-/)` segment dropped) match; nothing covers version.
         assert_eq!(report.covered, 3);
+        assert_eq!(report.uncovered, ["GET /version"]);
         assert!(!report.passed(), "most actions are not in this tiny spec");
         assert!(
             report.unlisted.iter().any(|a| a.id == "project.get"),
