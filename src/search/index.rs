@@ -818,12 +818,7 @@ impl Index {
         let suggestions = if hits.is_empty() && missing.is_none() {
             // Words near a name (`acme/shop`: "came", "ship") are no help: only the
             // request's own words are matched.
-            let said: Vec<String> = tokens::units(&raw, &self.lexicon)
-                .into_iter()
-                .filter(|unit| unit.reference.is_none())
-                .map(|unit| unit.word)
-                .collect();
-            self.suggest(&said)
+            self.suggest(&tokens::said(&raw, &self.lexicon))
         } else {
             Vec::new()
         };
@@ -924,7 +919,10 @@ impl Index {
     fn suggest(&self, words: &[String]) -> Vec<String> {
         // Real words (never stems) near the request's words.
         let mut near: Vec<(usize, String)> = Vec::new();
-        for word in words.iter().filter(|w| w.chars().count() >= 3) {
+        for word in words
+            .iter()
+            .filter(|w| w.chars().count() >= 3 && !words::is_stop_word(w))
+        {
             for known in self.spelling_lists().into_iter().flatten() {
                 let distance = edit_distance(word, known);
                 if distance <= 2 && known != word {

@@ -692,8 +692,6 @@ fn own_verb<'a>(action: &'a Action, shared_verbs: &HashSet<&str>) -> Option<&'a 
     None
 }
 
-/// Words that start what a verb is done to or with ("look for", "look through"), never
-/// the rest of a verb said after its object.
 /// The most words between a verb and the rest of it ("mark the first review thread as
 /// resolved").
 const VERB_GAP: usize = 4;

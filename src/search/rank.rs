@@ -392,7 +392,7 @@ impl Index {
     /// requests agreed with them, so that it is not outvoted for lack of requests. Only
     /// actions the rules reached or the requests name are touched; destructive ones are
     /// still gated afterwards. When the rules found nothing, only the known requests that
-    /// say the same as `query` count (`Evidence::says_the_same`). Returns the action the
+    /// say the same as `query` count (`Index::says_the_same`). Returns the action the
     /// requests favour most.
     fn weigh_examples(
         &self,
@@ -467,15 +467,10 @@ impl Index {
         favoured
     }
 
-    /// What a request's pieces say besides their references (names differ from request
-    /// to request), as the known requests' terms, sorted.
+    /// What a request's pieces say besides their references (`tokens::said`), as the
+    /// known requests' terms, sorted.
     fn said_besides_references(&self, pieces: &[String]) -> Vec<String> {
-        let said: Vec<String> = tokens::units(pieces, &self.lexicon)
-            .into_iter()
-            .filter(|unit| unit.reference.is_none())
-            .map(|unit| unit.word)
-            .collect();
-        let mut terms = terms(&said.join(" "));
+        let mut terms = terms(&tokens::said(pieces, &self.lexicon).join(" "));
         terms.sort_unstable();
         terms.dedup();
         terms

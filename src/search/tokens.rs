@@ -229,6 +229,16 @@ pub fn units(pieces: &[String], lexicon: &Lexicon) -> Vec<Unit> {
     units
 }
 
+/// The words of the pieces besides their references: what a request says, not what it
+/// names (names differ from request to request).
+pub fn said(pieces: &[String], lexicon: &Lexicon) -> Vec<String> {
+    units(pieces, lexicon)
+        .into_iter()
+        .filter(|unit| unit.reference.is_none())
+        .map(|unit| unit.word)
+        .collect()
+}
+
 /// Where the reader is in a clause.
 #[derive(Default)]
 struct State {

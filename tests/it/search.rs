@@ -454,6 +454,17 @@ fn words_no_vocabulary_knows_find_what_people_meant_by_them() {
     assert_eq!(first("is acme/cli archived?"), Some("project.get"));
     assert_eq!(first("acme/shop"), None);
     assert_eq!(first("what's happening with the fire drill"), None);
+    // With nothing found, the words suggested are near the request's own words: not its
+    // names' pieces (`acme` is not "came"), nor its grammar (`about` is not "above").
+    for (query, never) in [("acme/shop", "came"), ("what's #112 about", "above")] {
+        let found = find(query);
+        assert!(found.hits.is_empty(), "{query}");
+        assert!(
+            !found.suggestions.iter().any(|s| s == never),
+            "{query}: {:?}",
+            found.suggestions
+        );
+    }
 }
 
 fn find(query: &str) -> gitlab_mcp::search::Found {
