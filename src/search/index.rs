@@ -388,7 +388,8 @@ impl Prepared {
                 let mut parts = vec![part];
                 parts.extend(action.vocabulary.objects.iter().filter_map(|o| {
                     let id = lexicon.object_id(o)?;
-                    let spelt = name.iter().any(|word| *word == stem(o));
+                    let stemmed = stem(o);
+                    let spelt = name.contains(&stemmed);
                     (id != part && (!spelt || !lexicon.object_domains(id).is_empty())).then_some(id)
                 }));
                 parts

@@ -598,11 +598,12 @@ impl Lexicon {
         // but still what it is about ("delete package file 77"), and still asks what its
         // first words ask ("clean up the merged branch" deletes one branch).
         let mut asked = Vec::new();
+        let mut said: Option<Vec<String>> = None;
         for action in entry.said_in_singular(word.rsplit(' ').next().unwrap_or_default()) {
             meaning.actions.retain(|a| *a != action);
             let action = self.actions[action];
             if let Some(operation) = self.operation_id(action.vocabulary.operation) {
-                let said: Vec<String> = word.split(' ').map(str::to_owned).collect();
+                let said = said.get_or_insert_with(|| word.split(' ').map(str::to_owned).collect());
                 let asks = |meaning: &Meaning| meaning.operations.contains(&operation);
                 let opens_with_verb = self.lookup(&said[0]).is_some_and(|(m, _)| asks(&m))
                     || self

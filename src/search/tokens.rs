@@ -421,11 +421,7 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                         .is_none_or(|(meaning, _)| meaning.operations.is_empty())
             }
         };
-        let after_article = || {
-            index > 0
-                && !units[index - 1].ends_clause
-                && words::ARTICLES.contains(&units[index - 1].word.as_str())
-        };
+        let after_article = || after_one_of(units, index, words::ARTICLES);
         at += 1;
         if word == "to" && asked {
             purpose = true;
@@ -478,21 +474,14 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
             };
             // Right after `the`, a verb is a noun: "tell the reporter the fix is in v2.3.1"
             // fixes nothing. But a button is pressed for what it says ("hit the Stop button").
-            let after_the = index > 0
-                && !units[index - 1].ends_clause
-                && units[index - 1].word == "the"
+            let after_the = after_one_of(units, index, &["the"])
                 && units
                     .get(index + 1)
                     .is_none_or(|next| next.word != "button");
             // After a form of `be`, a verb in -ing tells what is going on: "carol is leaving"
             // leaves no comment.
             let going_on = word.ends_with("ing")
-                && index > 0
-                && !units[index - 1].ends_clause
-                && matches!(
-                    units[index - 1].word.as_str(),
-                    "is" | "are" | "am" | "was" | "were" | "been"
-                );
+                && after_one_of(units, index, &["is", "are", "am", "was", "were", "been"]);
             if (meaning.names_thing() && (plural || !first_head))
                 || after_the
                 || going_on
@@ -562,7 +551,12 @@ fn orders_otherwise(word: &str, meaning: &Meaning, lexicon: &Lexicon) -> bool {
 /// "every branch", "each runner": a thing said in the singular after a word that counts
 /// them all means them all.
 fn after_quantifier(units: &[Unit], at: usize) -> bool {
-    at > 0 && !units[at - 1].ends_clause && matches!(units[at - 1].word.as_str(), "every" | "each")
+    after_one_of(units, at, &["every", "each"])
+}
+
+/// Whether the unit before `at`, in the same clause, is one of `words`.
+fn after_one_of(units: &[Unit], at: usize, words: &[&str]) -> bool {
+    at > 0 && !units[at - 1].ends_clause && words.contains(&units[at - 1].word.as_str())
 }
 
 /// A verb right after "to", once the request has asked for something, is what the thing
