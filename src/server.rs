@@ -156,7 +156,8 @@ impl GitlabServer {
     /// Fits the catalog in the background, then builds the search index of the dynamic
     /// surface off the async runtime, so that the first `gitlab_find_action` does not pay
     /// for it (at 1,000 actions building it takes longer than a search); the individual
-    /// surface's schemas are parsed the same way, for its first `tools/list`. A find that
+    /// surface's schemas are parsed the same way, and every surface's tools are written
+    /// out once fitted, so that its first `tools/list` only sends them. A find that
     /// arrives first builds it itself; the index is built once either way. Over HTTP (one
     /// view per token) it only reads the catalog's texts, which every token's index shares.
     /// Nothing waits for this: the process may exit at any point of it.
@@ -182,7 +183,7 @@ impl GitlabServer {
             dispatcher.fitted().await;
             self.settle().await;
             // The text the first `tools/list` sends, written before it is asked for.
-            if self.inner.kind == SurfaceKind::Individual && self.lists_from_text() {
+            if self.lists_from_text() {
                 let view = current.view();
                 let _ = tokio::task::spawn_blocking(move || view.surface().listing().len()).await;
             }

@@ -18,11 +18,15 @@ use crate::catalog::{self, Action};
 use crate::policy::Policy;
 
 pub fn tools(policy: &Policy, schema: MetaSchema) -> Vec<Value> {
+    // What the policy lets through, read once, not once per domain (each a pass over the
+    // whole catalog).
+    let visible: Vec<&'static Action> = policy.visible().collect();
     catalog::DOMAINS
         .iter()
         .filter_map(|domain| {
-            let actions: Vec<&'static Action> = policy
-                .visible()
+            let actions: Vec<&'static Action> = visible
+                .iter()
+                .copied()
                 .filter(|a| a.domain == domain.name)
                 .collect();
             if actions.is_empty() {
