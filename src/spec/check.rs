@@ -5,11 +5,15 @@
 //! an action it lacks is listed, with the GitLab docs page that documents it, in
 //! `actions/not-in-openapi.tsv`. An action missing from both is a failure, and so is a list
 //! entry that is no longer needed.
+//!
+//! An action covers the spec's path written with each fixed value of a path parameter (one
+//! `integration.update` for the spec's PUT per integration), and a renamed path GitLab
+//! still serves under its old name (`spec::current_shapes`).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::{Spec, shape, spec_shapes};
+use super::{Spec, current_shapes, served_shapes};
 use crate::catalog::{ACTIONS, Action};
 
 /// Actions GitLab documents but its OpenAPI spec lacks: `id<TAB>docs page<TAB>why`.
@@ -90,7 +94,7 @@ impl Report {
 pub fn check(spec: &Spec) -> Report {
     let mut operations = BTreeSet::new();
     for operation in spec.operations() {
-        for path in spec_shapes(&operation.path) {
+        for path in current_shapes(&operation.path) {
             operations.insert((operation.method.clone(), path));
         }
     }
@@ -110,15 +114,20 @@ pub fn check(spec: &Spec) -> Report {
             }
             continue;
         }
-        let key = (action.method.name().to_owned(), shape(action.path));
-        match (operations.contains(&key), entry) {
+        let method = action.method.name();
+        let served: Vec<(String, String)> = served_shapes(action.path, |name| values(action, name))
+            .into_iter()
+            .map(|shape| (method.to_owned(), shape))
+            .filter(|key| operations.contains(key))
+            .collect();
+        match (!served.is_empty(), entry) {
             (true, None) => {
                 report.matched += 1;
-                covered.insert(key);
+                covered.extend(served);
             }
             (true, Some(_)) => {
                 report.matched += 1;
-                covered.insert(key);
+                covered.extend(served);
                 report.stale.push(format!(
                     "{}: the spec has {} {} now; remove the entry",
                     action.id, action.method, action.path
@@ -135,7 +144,7 @@ pub fn check(spec: &Spec) -> Report {
     }
     // An operation counts once, however many optional-segment spellings it has.
     for operation in spec.operations() {
-        if spec_shapes(&operation.path)
+        if current_shapes(&operation.path)
             .into_iter()
             .any(|path| covered.contains(&(operation.method.clone(), path)))
         {
@@ -147,6 +156,16 @@ pub fn check(spec: &Spec) -> Report {
         }
     }
     report
+}
+
+/// The fixed values of an action's parameter, if it has them.
+fn values(action: &Action, name: &str) -> Vec<String> {
+    action
+        .params
+        .iter()
+        .find(|p| p.name == name)
+        .map(|p| p.values.iter().map(|v| (*v).to_owned()).collect())
+        .unwrap_or_default()
 }
 
 /// The list's rows: id, docs page, why.

@@ -149,6 +149,52 @@ impl Spec {
 
 /// The shapes a spec path stands for: both sides of each optional `( )` group, each
 /// placeholder (`{x}`, `*x`, or `{x}` inside a segment) written `{}`.
+/// Paths GitLab renamed and still serves under the old name, both in the spec (the
+/// Integrations API was the Services API): an action on the new path serves the old one.
+const RENAMED: &[(&str, &str)] = &[("/projects/{}/services", "/projects/{}/integrations")];
+
+/// The shapes of a spec path as the catalog writes them: `spec_shapes`, a renamed path
+/// under its current name.
+pub fn current_shapes(path: &str) -> Vec<String> {
+    spec_shapes(path)
+        .into_iter()
+        .map(|shape| {
+            RENAMED
+                .iter()
+                .find_map(|(old, new)| {
+                    let rest = shape.strip_prefix(old)?;
+                    (rest.is_empty() || rest.starts_with('/')).then(|| format!("{new}{rest}"))
+                })
+                .unwrap_or(shape)
+        })
+        .collect()
+}
+
+/// The shapes of a catalog path, each path parameter with a fixed set of values (an
+/// integration's `{slug}`) also written as each value: the spec has one operation per
+/// value where the catalog has one action.
+pub fn served_shapes(path: &str, values_of: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    let mut paths = vec![path.to_owned()];
+    for segment in path.split('/') {
+        let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+            continue;
+        };
+        let written: Vec<String> = values_of(name)
+            .iter()
+            .flat_map(|value| {
+                paths.iter().map(move |path| {
+                    path.split('/')
+                        .map(|s| if s == segment { value.as_str() } else { s })
+                        .collect::<Vec<_>>()
+                        .join("/")
+                })
+            })
+            .collect();
+        paths.extend(written);
+    }
+    paths.iter().map(|path| shape(path)).collect()
+}
+
 pub fn spec_shapes(path: &str) -> Vec<String> {
     expand_optional(path)
         .iter()
@@ -223,5 +269,42 @@ mod tests {
             ]
         );
         assert_eq!(shape("/x/binary-{architecture}/y"), "/x/binary-{}/y");
+    }
+
+    #[test]
+    fn an_old_path_is_read_under_its_new_name() {
+        assert_eq!(
+            current_shapes("/projects/{id}/services/asana"),
+            ["/projects/{}/integrations/asana"]
+        );
+        assert_eq!(
+            current_shapes("/projects/{id}/services"),
+            ["/projects/{}/integrations"]
+        );
+        // Only the path GitLab renamed: a segment that merely begins alike is another.
+        assert_eq!(
+            current_shapes("/projects/{id}/services_usage"),
+            ["/projects/{}/services_usage"]
+        );
+    }
+
+    #[test]
+    fn a_parameter_with_fixed_values_serves_each_of_them_as_written() {
+        let values = |name: &str| match name {
+            "slug" => vec!["asana".to_owned(), "jira".to_owned()],
+            _ => Vec::new(),
+        };
+        assert_eq!(
+            served_shapes("/projects/{project_id}/integrations/{slug}", values),
+            [
+                "/projects/{}/integrations/{}",
+                "/projects/{}/integrations/asana",
+                "/projects/{}/integrations/jira"
+            ]
+        );
+        assert_eq!(
+            served_shapes("/projects/{project_id}/pipelines/{pipeline_id}", values),
+            ["/projects/{}/pipelines/{}"]
+        );
     }
 }

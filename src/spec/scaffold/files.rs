@@ -14,6 +14,22 @@ use serde_json::Value;
 use super::naming::{Known, capitalised, plural_of};
 use crate::yaml;
 
+/// The values a parameter of a manifest action is limited to (`enum:`), if any.
+fn enum_values(action: &yaml::Value, name: &str) -> Vec<String> {
+    action
+        .get("params")
+        .and_then(|params| params.get(name))
+        .and_then(|param| param.get("enum"))
+        .and_then(yaml::Value::as_sequence)
+        .map(|values| {
+            values
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// What the tree under `root` already declares.
 pub struct Tree {
     pub known: Vec<Known>,
@@ -89,6 +105,7 @@ impl Tree {
                         .filter(|s| !s.is_empty())
                         .map(str::to_owned)
                         .collect(),
+                    serves: super::super::served_shapes(path, |name| enum_values(action, name)),
                 });
             }
         }

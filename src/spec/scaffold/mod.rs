@@ -21,7 +21,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Operation, Parameter, Schemas, Spec, shape, spec_shapes};
+use super::{Operation, Parameter, Schemas, Spec, current_shapes, shape, spec_shapes};
 pub use files::Drafts;
 use naming::{is_admin, is_param, past, plural_of, singular, title};
 
@@ -65,12 +65,12 @@ pub fn scaffold(spec: &Spec, request: &str, options: &Options<'_>) -> anyhow::Re
     let tree = files::Tree::read(options.root)?;
     // An operation the catalog has already is no new action, whatever name a draft would
     // take beside it.
-    if let Some(known) = tree.known.iter().find(|k| {
-        k.method == method
-            && spec_shapes(&operation.path)
-                .iter()
-                .any(|s| s.split('/').filter(|s| !s.is_empty()).eq(k.shape.iter()))
-    }) {
+    let shapes = current_shapes(&operation.path);
+    if let Some(known) = tree
+        .known
+        .iter()
+        .find(|k| k.method == method && shapes.iter().any(|s| k.serves.contains(s)))
+    {
         anyhow::bail!(
             "{method} {} is already in the catalog as `{}.{}` (actions/{}.yaml)",
             operation.path,

@@ -19,6 +19,8 @@ pub struct Known {
     pub method: String,
     /// Path segments, each placeholder written `{}`.
     pub shape: Vec<String>,
+    /// The spec's shapes this action serves (`spec::served_shapes`).
+    pub serves: Vec<String>,
 }
 
 /// A path segment that is a parameter (`{id}`, `*artifact_path`).
@@ -303,6 +305,7 @@ mod tests {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
                 .collect(),
+            serves: vec![path.to_owned()],
         })
         .collect()
     }
