@@ -147,8 +147,6 @@ impl Spec {
     }
 }
 
-/// The shapes a spec path stands for: both sides of each optional `( )` group, each
-/// placeholder (`{x}`, `*x`, or `{x}` inside a segment) written `{}`.
 /// Paths GitLab renamed and still serves under the old name, both in the spec (the
 /// Integrations API was the Services API): an action on the new path serves the old one.
 const RENAMED: &[(&str, &str)] = &[("/projects/{}/services", "/projects/{}/integrations")];
@@ -195,6 +193,8 @@ pub fn served_shapes(path: &str, values_of: impl Fn(&str) -> Vec<String>) -> Vec
     paths.iter().map(|path| shape(path)).collect()
 }
 
+/// The shapes a spec path stands for: both sides of each optional `( )` group, each
+/// placeholder (`{x}`, `*x`, or `{x}` inside a segment) written `{}`.
 pub fn spec_shapes(path: &str) -> Vec<String> {
     expand_optional(path)
         .iter()
