@@ -23,6 +23,20 @@ pub struct Known {
     pub serves: Vec<String>,
 }
 
+/// Path segments as `Known::shape` holds them: each parameter written `{}`.
+fn shape(segments: &[&str]) -> Vec<String> {
+    segments
+        .iter()
+        .map(|s| {
+            if is_param(s) {
+                "{}".to_owned()
+            } else {
+                (*s).to_owned()
+            }
+        })
+        .collect()
+}
+
 /// A path segment that is a parameter (`{id}`, `*artifact_path`).
 pub fn is_param(segment: &str) -> bool {
     segment.starts_with('{') || segment.starts_with('*')
@@ -43,18 +57,6 @@ pub fn suggested_id(method: &str, segments: &[&str], known: &[Known]) -> (String
         1
     } else {
         0
-    };
-    let shape = |segments: &[&str]| -> Vec<String> {
-        segments
-            .iter()
-            .map(|s| {
-                if is_param(s) {
-                    "{}".to_owned()
-                } else {
-                    (*s).to_owned()
-                }
-            })
-            .collect()
     };
     let domain_of = |prefix: &[String], exact: bool| -> Option<String> {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -139,16 +141,7 @@ fn verb(method: &str, ends_in_param: bool, collection: bool) -> String {
 /// badges beside a project's), the scope goes first (`project_list`). The same name for the
 /// same path is the action itself, already declared (`scaffold` says so).
 fn unique(domain: String, name: String, segments: &[&str], known: &[Known]) -> (String, String) {
-    let shape: Vec<String> = segments
-        .iter()
-        .map(|s| {
-            if is_param(s) {
-                "{}".to_owned()
-            } else {
-                (*s).to_owned()
-            }
-        })
-        .collect();
+    let shape = shape(segments);
     let taken = known
         .iter()
         .any(|k| k.domain == domain && k.name == name && k.shape != shape);
