@@ -147,10 +147,12 @@ pub struct Lexicon {
     pub spellings: Vec<Word>,
     /// Words an action gave one of the operations every domain shares, which shared.yaml
     /// does not: (stem, operation) → the domains whose actions gave it.
-    scoped_verbs: HashMap<(String, usize), Vec<usize>>,
+    scoped_verbs: HashMap<(Word, usize), Vec<usize>>,
     /// The operations shared.yaml declares (`list`, `get`, `create`, `update`, `delete`).
     shared_operations: Vec<usize>,
-    ids: HashMap<(Table, String), usize>,
+    // Keyed by `Word`, which keeps a short name inline: a search looks names up without
+    // allocating.
+    ids: HashMap<(Table, Word), usize>,
 }
 
 /// The tables ids index.
@@ -191,7 +193,7 @@ impl Lexicon {
             ids: domains
                 .iter()
                 .enumerate()
-                .map(|(id, d)| ((Table::Domain, d.name.to_owned()), id))
+                .map(|(id, d)| ((Table::Domain, Word::new(d.name)), id))
                 .collect(),
         };
         let mut declared: Vec<Declared> = Vec::new();
@@ -264,7 +266,10 @@ impl Lexicon {
             for word in action.vocabulary.verbs {
                 if generic && !shared_verbs.contains(word) {
                     let domain = lexicon.domain_id(action.domain);
-                    let domains = lexicon.scoped_verbs.entry((stem(word), id)).or_default();
+                    let domains = lexicon
+                        .scoped_verbs
+                        .entry((Word::new(stem(word)), id))
+                        .or_default();
                     if let Some(domain) = domain
                         && !domains.contains(&domain)
                     {
@@ -350,7 +355,7 @@ impl Lexicon {
                 continue;
             }
             for word in &words {
-                let key = (Table::Object, stem(word));
+                let key = (Table::Object, Word::new(stem(word)));
                 if let Some(object) = lexicon.ids.get(&key)
                     && domain_objects[domain].contains(object)
                     && !noun.meaning.objects.contains(object)
@@ -480,7 +485,7 @@ impl Lexicon {
     }
 
     fn operation(&mut self, name: &str) -> usize {
-        let key = (Table::Operation, name.to_owned());
+        let key = (Table::Operation, Word::new(name));
         if let Some(id) = self.ids.get(&key) {
             return *id;
         }
@@ -490,11 +495,11 @@ impl Lexicon {
     }
 
     fn object(&mut self, name: &str) -> usize {
-        let key = (Table::Object, stem(name));
+        let key = (Table::Object, Word::new(stem(name)));
         if let Some(id) = self.ids.get(&key) {
             return *id;
         }
-        self.objects.push(key.1.clone());
+        self.objects.push(key.1.to_string());
         self.ids.insert(key, self.objects.len() - 1);
         self.objects.len() - 1
     }
@@ -556,10 +561,14 @@ impl Lexicon {
         }
     }
 
-    /// Merges every declared word into the entry of its stem.
+    /// Merges every declared word into the entry of its stem, in the words' order: what
+    /// an entry means is a list (its operations, its terms), and a ranking reads it in
+    /// order, so the map's own order (another in every process) must not set it.
     fn index_stems(&mut self) {
         self.stems.clear();
-        for (word, entry) in &self.words {
+        let mut words: Vec<(&Word, &Entry)> = self.words.iter().collect();
+        words.sort_unstable_by_key(|(word, _)| *word);
+        for (word, entry) in words {
             let merged = self.stems.entry(Word::from(stem(word))).or_default();
             merged.meaning.add(&entry.meaning);
             for verb in &entry.verbs {
@@ -789,7 +798,7 @@ impl Lexicon {
     }
 
     pub fn operation_id(&self, name: &str) -> Option<usize> {
-        self.ids.get(&(Table::Operation, name.to_owned())).copied()
+        self.ids.get(&(Table::Operation, Word::new(name))).copied()
     }
 
     /// Whether `verb` (a stem) asks for `operation` in `domain`. A word shared.yaml gives an
@@ -799,12 +808,12 @@ impl Lexicon {
     /// deploy key.
     pub fn verb_asks_in(&self, verb: &str, operation: usize, domain: usize) -> bool {
         self.scoped_verbs
-            .get(&(verb.to_owned(), operation))
+            .get(&(Word::new(verb), operation))
             .is_none_or(|domains| domains.contains(&domain))
     }
 
     pub fn domain_id(&self, name: &str) -> Option<usize> {
-        self.ids.get(&(Table::Domain, name.to_owned())).copied()
+        self.ids.get(&(Table::Domain, Word::new(name))).copied()
     }
 
     /// The domains whose noun names `object` too.
@@ -813,7 +822,9 @@ impl Lexicon {
     }
 
     pub fn object_id(&self, word: &str) -> Option<usize> {
-        self.ids.get(&(Table::Object, stem(word))).copied()
+        self.ids
+            .get(&(Table::Object, Word::new(stem(word))))
+            .copied()
     }
 }
 
@@ -873,6 +884,26 @@ mod tests {
                 .contains(&spin)
         );
         assert_eq!(lexicon.reference("@")[0].domain, 0);
+    }
+
+    /// Each lexicon's maps iterate in an order of their own (hashbrown seeds every map
+    /// anew), so lexicons built alike differ where that order leaks into what a word
+    /// means: then one request ranks one way in one process and another in the next.
+    #[test]
+    fn what_a_stem_means_does_not_depend_on_the_maps_order() {
+        let actions: Vec<&'static Action> = crate::catalog::ACTIONS.iter().collect();
+        let domains: Vec<&'static DomainInfo> = crate::catalog::DOMAINS.iter().collect();
+        let build = || Lexicon::new(&actions, &domains, &[&crate::catalog::VOCABULARY]);
+        let first = build();
+        let mut stems: Vec<&Word> = first.stems.keys().collect();
+        stems.sort_unstable();
+        let meaning = |lexicon: &Lexicon, stem: &Word| format!("{:?}", lexicon.stems.get(stem));
+        for _ in 0..3 {
+            let again = build();
+            for stem in &stems {
+                assert_eq!(meaning(&again, stem), meaning(&first, stem), "`{stem}`");
+            }
+        }
     }
 
     #[test]
