@@ -58,29 +58,49 @@ pub fn initials(name: &str) -> String {
 /// and transpositions of neighbours (`clsoe` is one edit from `close`), each costing one
 /// (the optimal string alignment distance).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    edit_distance_within(a, b, usize::MAX).expect("no distance is past usize::MAX")
+}
+
+/// `edit_distance(a, b)` when it is at most `limit`, computed a row at a time and given up
+/// as soon as no later row can come back within the limit: a search compares a word with
+/// hundreds of known ones, nearly all of them far off.
+pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    let mut d = vec![0_usize; (a.len() + 1) * width];
-    for i in 0..=a.len() {
-        d[i * width] = i;
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
     }
-    for (j, cell) in d.iter_mut().enumerate().take(width) {
-        *cell = j;
-    }
+    // Rows i - 2, i - 1 and i of the table `edit_distance` fills.
+    let mut before: Vec<usize> = Vec::new();
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0_usize; b.len() + 1];
+    let mut last_least = 0;
     for i in 1..=a.len() {
+        row[0] = i;
+        let mut least = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[(i - 1) * width + j] + 1)
-                .min(d[i * width + j - 1] + 1)
-                .min(d[(i - 1) * width + j - 1] + cost);
+            let mut best = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[(i - 2) * width + j - 2] + 1);
+                best = best.min(before[j - 2] + 1);
             }
-            d[i * width + j] = best;
+            row[j] = best;
+            least = least.min(best);
+        }
+        // A cell is at least its row's least or, through a transposition, one more than
+        // the least of the row before that: past the limit in both, it stays past it.
+        if least > limit && last_least >= limit {
+            return None;
+        }
+        last_least = least;
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
+        if row.len() != b.len() + 1 {
+            row = vec![0; b.len() + 1];
         }
     }
-    d[a.len() * width + b.len()]
+    let distance = last[b.len()];
+    (distance <= limit).then_some(distance)
 }
 
 #[cfg(test)]
@@ -112,5 +132,46 @@ mod tests {
         assert_eq!(edit_distance("same", "same"), 0);
         assert_eq!(edit_distance("clsoe", "close"), 1);
         assert_eq!(edit_distance("jbo", "job"), 1);
+    }
+
+    #[test]
+    fn edit_distance_within_agrees_with_edit_distance() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "acb",
+            "pipeline",
+            "pipline",
+            "pipleine",
+            "close",
+            "clsoe",
+            "merge",
+            "mrege",
+            "job",
+            "jbo",
+            "group",
+            "grup",
+            "grep",
+            "ünïcode",
+            "unicode",
+            "abcdefgh",
+            "badcfehg",
+        ];
+        for a in words {
+            for b in words {
+                let distance = edit_distance(a, b);
+                for limit in 0..4 {
+                    let within = edit_distance_within(a, b, limit);
+                    assert_eq!(
+                        within,
+                        (distance <= limit).then_some(distance),
+                        "{a} {b} {limit}"
+                    );
+                }
+            }
+        }
     }
 }

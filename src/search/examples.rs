@@ -246,6 +246,10 @@ impl Examples {
             }
             for action in table.request_actions(request as usize) {
                 let best = &mut nearest[action as usize];
+                // Most requests are no nearer than the action's third nearest so far.
+                if score < best[2].0 {
+                    continue;
+                }
                 if best[0].1 == u32::MAX {
                     reached.push(action);
                 }
@@ -291,7 +295,8 @@ impl Examples {
         for (action, _, _) in &mut evidence {
             *action = self.actions[*action];
         }
-        evidence.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Each action once: no two are equal, so the unstable sort is as deterministic.
+        evidence.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let top = evidence.first().map_or(1.0, |e| e.1);
         evidence
             .into_iter()

@@ -19,7 +19,7 @@ use super::words::{self, stem};
 use super::{FindRequest, Found, Word};
 use crate::catalog::{self, Action, DomainInfo, Location, ParamSpec, ParamType, Vocabulary};
 use crate::policy::Policy;
-use crate::text::edit_distance;
+use crate::text::edit_distance_within;
 
 /// A parameter on this share (percent) of the actions or more says nothing about any of
 /// them (`project_id`, `page`).
@@ -44,6 +44,9 @@ pub struct Document {
     /// The domain its path is scoped by, by the path's first segment (`project` for
     /// `/projects/{project_id}/...`), if any.
     pub container: Option<usize>,
+    /// The domains whose things it takes by id or iid (`target_group_id` takes a group):
+    /// asked of every candidate when a request numbers something (`!42`, `job 442100`).
+    pub takes: Vec<usize>,
     /// The terms that name it (in its domain, its name or its tags) with the strongest of
     /// those classes, sorted by term; the postings hold every term, and a ranking asks a
     /// document only whether a word names it, so the rest would be a second copy of every
@@ -599,6 +602,7 @@ impl Index {
                 lists_by_number: !reads_one && by_number,
                 shape,
                 container: part.container,
+                takes: taken_domains(action, lexicon),
                 terms: naming_terms(&terms),
                 verbs: part.verbs.clone(),
                 asked_for: prepared
@@ -704,8 +708,7 @@ impl Index {
             // Three letters are too few to guess from: only a word cut short (`dif`) or
             // with two letters swapped (`jbo`) is read as another; `bob` is a name, not `blob`.
             .filter(|known| length > 3 || known.starts_with(word) || same_letters(word, known))
-            .map(|known| (edit_distance(word, known), known))
-            .filter(|(distance, _)| *distance <= allowed)
+            .filter_map(|known| Some((edit_distance_within(word, known, allowed)?, known)))
             // Among the closest: a word the request cut short (`dif`, `diff`), then one
             // with a letter left out (`grup`: `group`, not `grep`), then the first in order.
             .min_by_key(|(distance, known)| {
@@ -925,8 +928,9 @@ impl Index {
             .filter(|w| w.chars().count() >= 3 && !words::is_stop_word(w))
         {
             for known in self.spelling_lists().into_iter().flatten() {
-                let distance = edit_distance(word, known);
-                if distance <= 2 && known != word {
+                if let Some(distance) = edit_distance_within(word, known, 2)
+                    && known != word
+                {
                     near.push((distance, known.to_string()));
                 }
             }
@@ -980,6 +984,32 @@ fn graphql_container(action: &Action) -> Option<&'static str> {
             .chain(param.aliases)
             .find_map(|name| name.strip_suffix("_id"))
     })
+}
+
+/// The domains (lexicon ids) whose things `action` takes by id or iid: those `stands_for`
+/// says its parameters stand for.
+fn taken_domains(action: &Action, lexicon: &Lexicon) -> Vec<usize> {
+    let mut taken = Vec::new();
+    for param in action.params {
+        let Some(name) = param
+            .name
+            .strip_suffix("_iid")
+            .or(param.name.strip_suffix("_id"))
+        else {
+            continue;
+        };
+        // The whole name and what follows each `_`: `target_group` stands for a group.
+        let ends =
+            std::iter::once(name).chain(name.match_indices('_').map(|(at, _)| &name[at + 1..]));
+        for end in ends {
+            if let Some(domain) = lexicon.domain_id(end)
+                && !taken.contains(&domain)
+            {
+                taken.push(domain);
+            }
+        }
+    }
+    taken
 }
 
 /// Whether `param` takes a thing of `domain` by its id or iid (`merge_request_iid`).

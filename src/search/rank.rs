@@ -297,11 +297,15 @@ impl Index {
                     match at[scored.document as usize] {
                         Some(place) if scores[place].score >= scored.score => {}
                         Some(place) => {
-                            scored.reasons.push(format!("clause {}", position + 1));
+                            if explain {
+                                scored.reasons.push(format!("clause {}", position + 1));
+                            }
                             scores[place] = scored;
                         }
                         None => {
-                            scored.reasons.push(format!("clause {}", position + 1));
+                            if explain {
+                                scored.reasons.push(format!("clause {}", position + 1));
+                            }
                             at[scored.document as usize] = Some(scores.len());
                             scores.push(scored);
                         }
@@ -966,10 +970,11 @@ impl Index {
         // `!42` names a merge request, `#17` (most likely) an issue, wherever it is said:
         // an action of another domain that takes none has no use for it ("approval rules
         // of !42" are the merge request's, not the project's).
-        if intent.numbered.iter().any(|domain| {
-            *domain != document.domain
-                && !takes(document.action, self.lexicon.domains[*domain].name)
-        }) {
+        if intent
+            .numbered
+            .iter()
+            .any(|domain| *domain != document.domain && !document.takes.contains(domain))
+        {
             points += REFERENCE_UNUSED;
         }
         // "job 442100" names a job as `#17` names an issue; a noun may be several domains'
@@ -977,7 +982,7 @@ impl Index {
         if !intent.numbered_by_noun.is_empty()
             && intent.numbered_by_noun.iter().all(|(domain, noun)| {
                 *domain != document.domain
-                    && !takes(document.action, self.lexicon.domains[*domain].name)
+                    && !document.takes.contains(domain)
                     && !takes(document.action, noun)
             })
         {
@@ -1117,7 +1122,7 @@ fn spares(lexicon: &Lexicon, reading: &Reading, document: &Document) -> bool {
         && !reading.intent.domains.contains(&document.domain)
         && !lexicon
             .people()
-            .any(|people| takes(document.action, lexicon.domains[people].name))
+            .any(|people| document.takes.contains(&people))
 }
 
 /// Whether a request names the part of its domain a destructive action removes, when its

@@ -3,6 +3,11 @@
 //! `.ci/scale-rehearsal` synthesizes them, vocabulary included) and prints, per N, the
 //! time to build the index (the first find pays it) and the latency of a find over the
 //! known requests (`actions/requests/`) and the holdout, without the process or the protocol around it.
+//!
+//! With `RANKINGS=<file>` it writes every request's answer instead (each hit's id and
+//! score, the ambiguous ids, suggestions and what is missing, one request a line; of the
+//! last size asked for) and measures nothing: two such files, before and after a change,
+//! show whether it kept the rankings (`diff`).
 
 use std::time::Instant;
 
@@ -48,6 +53,10 @@ fn main() {
             builds.push(start.elapsed());
         }
         let index = index.expect("built");
+        if let Ok(path) = std::env::var("RANKINGS") {
+            write_rankings(&index, &queries, &path);
+            continue;
+        }
         let mut finds = Vec::new();
         for _ in 0..ROUNDS {
             for query in &queries {
@@ -71,6 +80,31 @@ fn main() {
             queries.len()
         );
     }
+}
+
+/// Each request's answer, a line each, into `path`.
+fn write_rankings(index: &Index, queries: &[String], path: &str) {
+    let mut lines = String::new();
+    for query in queries {
+        let found = index.find(&FindRequest {
+            query: query.clone(),
+            limit: gitlab_mcp::search::MAX_LIMIT,
+            explain: false,
+        });
+        let hits: Vec<String> = found
+            .hits
+            .iter()
+            .map(|hit| format!("{}:{}", hit.action.id, hit.score))
+            .collect();
+        lines.push_str(&format!(
+            "{query}\t{}\t{:?}\t{:?}\t{:?}\n",
+            hits.join(" "),
+            found.ambiguous,
+            found.suggestions,
+            found.missing
+        ));
+    }
+    std::fs::write(path, lines).unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
 
 /// The catalog, with copies of its domains (`s01_merge_request`, paths under `/s01`) until
