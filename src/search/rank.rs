@@ -684,6 +684,9 @@ impl Index {
         candidates.dedup();
 
         let known = reading.known as i64;
+        // A request that says nothing the catalog knows but its references ("#34", "what
+        // is acme/web") has nothing else to go by: what they point at is its intent.
+        let intent_alone = if known == 0 { 1 } else { INTENT_ALONE };
         let mut out = Vec::with_capacity(candidates.len());
         for document in candidates {
             let d = document as usize;
@@ -701,7 +704,7 @@ impl Index {
             }
             let agreement = self.agreement(&self.documents[d], intent, explain.then_some(&mut why));
             // Without a matched word, only a clear intent (the right object, a reference) counts.
-            if matched[d] == 0 && agreement < INTENT_ALONE {
+            if matched[d] == 0 && agreement < intent_alone {
                 continue;
             }
             score += agreement;

@@ -456,7 +456,7 @@ fn words_no_vocabulary_knows_find_what_people_meant_by_them() {
     assert_eq!(first("what's happening with the fire drill"), None);
     // With nothing found, the words suggested are near the request's own words: not its
     // names' pieces (`acme` is not "came"), nor its grammar (`about` is not "above").
-    for (query, never) in [("acme/shop", "came"), ("what's #112 about", "above")] {
+    for (query, never) in [("acme/shop", "came"), ("what's acme/shop about", "above")] {
         let found = find(query);
         assert!(found.hits.is_empty(), "{query}");
         assert!(
@@ -464,6 +464,21 @@ fn words_no_vocabulary_knows_find_what_people_meant_by_them() {
             "{query}: {:?}",
             found.suggestions
         );
+    }
+}
+
+/// A request that is little more than a reference asks for what it names: `#34` is an
+/// issue (GitLab's own notation), and `@bob` someone to look up by username, whoever else
+/// people named in their requests.
+#[test]
+fn a_bare_reference_asks_for_what_it_names() {
+    let first = |query: &str| find(query).hits.first().map(|h| h.action.id);
+    for query in ["#34", "what's #112 about", "#7?"] {
+        assert_eq!(first(query), Some("issue.get"), "{query}");
+    }
+    assert_eq!(first("!42"), Some("merge_request.get"));
+    for query in ["@bob", "who is @kim"] {
+        assert_eq!(first(query), Some("user.list"), "{query}");
     }
 }
 

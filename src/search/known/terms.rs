@@ -107,8 +107,9 @@ fn page_words(piece: &str) -> Option<Vec<String>> {
 }
 
 /// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one
-/// term, `!12`, `#34`, `@sam` and `%v1` as a reference term of their kind, each word without
-/// a plural or tense ending; a GitLab page's web address as the words it names.
+/// term, `!12`, `#34`, `@sam` and `%v1` as a reference term of their kind (and `@sam` as
+/// nothing more), each word without a plural or tense ending; a GitLab page's web address
+/// as the words it names.
 pub fn terms(request: &str) -> Vec<String> {
     let lower = pieces(request).join(" ");
     let mut terms = Vec::new();
@@ -118,15 +119,29 @@ pub fn terms(request: &str) -> Vec<String> {
         let Some(start) = rest.find(|c: char| is_word_char(c) || "!#@%".contains(c)) else {
             break;
         };
+        // Whether the sigil ends a word (`jane@example.com`) rather than starting one.
+        let glued = lower[..lower.len() - rest.len() + start]
+            .chars()
+            .next_back()
+            .is_some_and(is_word_char);
         rest = &rest[start..];
         let mut word = rest;
-        if let Some(sigil) = word.chars().next().filter(|c| "!#@%".contains(*c)) {
+        let mut sigil = None;
+        if let Some(said) = word.chars().next().filter(|c| "!#@%".contains(*c)) {
             word = &word[1..];
             if word.starts_with(is_word_char) {
-                terms.push(format!("{sigil}ref"));
+                terms.push(format!("{said}ref"));
+                sigil = Some(said);
             }
         }
         let end = word.find(|c: char| !is_word_char(c)).unwrap_or(word.len());
+        // Whom `@sam` names says nothing of what is asked of them: people ask the same of
+        // anyone, and a name is as rare a word as any. (An address's domain and a scoped
+        // package, `@acme/client`, are words.)
+        if sigil == Some('@') && !glued && !word[..end].contains('/') {
+            rest = &rest[(rest.len() - word.len() + end).max(1)..];
+            continue;
+        }
         for part in word[..end].split(['/', '.', '_', '-']) {
             if part.is_empty() || FILLER.contains(&part) {
                 continue;
@@ -168,8 +183,14 @@ mod tests {
             ]
         );
         assert_eq!(
-            terms("#42 blocks @sam"),
-            ["#ref", "#number", "block", "@ref", "sam"]
+            terms("#42 blocks @sam, not sam.doe"),
+            ["#ref", "#number", "block", "@ref", "not", "sam", "doe"]
+        );
+        assert_eq!(
+            terms("mail sam@acme.io about @acme/ui"),
+            [
+                "mail", "sam", "@ref", "acme", "io", "about", "@ref", "acme", "ui"
+            ]
         );
     }
 }
