@@ -150,8 +150,8 @@ pub struct Lexicon {
     scoped_verbs: HashMap<(Word, usize), Vec<usize>>,
     /// The operations shared.yaml declares (`list`, `get`, `create`, `update`, `delete`).
     shared_operations: Vec<usize>,
-    // Keyed by `Word`, which keeps a short name inline: a search looks names up without
-    // allocating.
+    /// Each table's ids by name, keyed by `Word`, which keeps a short name inline: a
+    /// search looks names up without allocating.
     ids: HashMap<(Table, Word), usize>,
 }
 

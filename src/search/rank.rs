@@ -684,9 +684,13 @@ impl Index {
         candidates.dedup();
 
         let known = reading.known as i64;
-        // A request that says nothing the catalog knows but its references ("#34", "what
-        // is acme/web") has nothing else to go by: what they point at is its intent.
-        let intent_alone = if known == 0 { 1 } else { INTENT_ALONE };
+        // A request that says nothing the catalog knows but its references ("#34", "what's
+        // #112 about") has nothing else to go by: what they point at is its intent.
+        let intent_alone = if known == 0 && !intent.references.is_empty() {
+            1
+        } else {
+            INTENT_ALONE
+        };
         let mut out = Vec::with_capacity(candidates.len());
         for document in candidates {
             let d = document as usize;
