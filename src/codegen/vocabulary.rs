@@ -36,9 +36,9 @@ pub struct ActionVocabulary {
     pub caller: bool,
 }
 
-/// The reference kinds a domain may claim: `!42`, `#17`, `@name`, a SHA, a file name, a
-/// path-like name (`acme/web`, the container a request is about).
-pub const REFERENCE_KINDS: &[&str] = &["!", "#", "@", "sha", "file", "path"];
+/// The reference kinds a domain may claim: `!42`, `#17`, `&12`, `$7`, `%3`, `@name`, a SHA,
+/// a file name, a path-like name (`acme/web`, the container a request is about).
+pub const REFERENCE_KINDS: &[&str] = &["!", "#", "&", "$", "%", "@", "sha", "file", "path"];
 
 /// The operation an action's method, result and name imply: a read whose name ends in
 /// `list` lists, even when GitLab answers one object (`job.artifacts_list`: the archive,

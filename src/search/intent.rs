@@ -341,7 +341,7 @@ impl Intent {
             if let Some(reference) = token.reference {
                 intent.gives_number |= matches!(
                     reference,
-                    Reference::Number | Reference::Bang | Reference::Hash
+                    Reference::Number | Reference::Bang | Reference::Hash | Reference::Sigil(_)
                 );
                 let meanings = lexicon.reference(reference.kind().unwrap_or_default());
                 if reference == Reference::Name {
@@ -378,12 +378,16 @@ impl Intent {
                 }
                 for meant in meanings {
                     // `!42` and `#17` name one thing of their domain, wherever they are.
-                    if matches!(reference, Reference::Bang | Reference::Hash) {
+                    if matches!(
+                        reference,
+                        Reference::Bang | Reference::Hash | Reference::Sigil(_)
+                    ) {
                         insert(&mut intent.numbered, meant.domain);
                     }
                     match reference {
-                        // `!42` and `@bob` name their domain; `#17` only leans to one.
-                        Reference::Bang | Reference::Mention => {
+                        // `!42`, `&12` and `@bob` name their domain; `#17` only leans
+                        // to one.
+                        Reference::Bang | Reference::Mention | Reference::Sigil(_) => {
                             insert(&mut intent.domains, meant.domain);
                         }
                         // A SHA or a file name at the head names an object.

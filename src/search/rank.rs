@@ -969,7 +969,7 @@ impl Index {
             }
             counted.push(*reference);
             points += match reference {
-                Reference::Bang | Reference::Mention => NAMING_REFERENCE,
+                Reference::Bang | Reference::Mention | Reference::Sigil(_) => NAMING_REFERENCE,
                 Reference::Hash => LEANING_REFERENCE,
                 _ => 0,
             };

@@ -24,6 +24,9 @@ pub enum Reference {
     Bang,
     /// `#17`
     Hash,
+    /// GitLab's other references by number, by their sigil: `&12` (an epic), `$7` (a
+    /// snippet), `%3` (a milestone). Each names one thing of the domain that claims it.
+    Sigil(char),
     /// A bare number.
     Number,
     /// A hexadecimal SHA of 6 or more characters.
@@ -36,6 +39,9 @@ pub enum Reference {
     Name,
 }
 
+/// The sigils of `Reference::Sigil`, each with its kind as a domain claims it.
+const SIGILS: [(char, &str); 3] = [('&', "&"), ('$', "$"), ('%', "%")];
+
 impl Reference {
     /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `@`, `sha`, `file`,
     /// `path`).
@@ -43,6 +49,10 @@ impl Reference {
         match self {
             Self::Bang => Some("!"),
             Self::Hash => Some("#"),
+            Self::Sigil(sigil) => SIGILS
+                .iter()
+                .find(|(said, _)| *said == sigil)
+                .map(|(_, kind)| *kind),
             Self::Mention => Some("@"),
             Self::Sha => Some("sha"),
             Self::File => Some("file"),
@@ -590,6 +600,14 @@ fn reference(word: &str) -> Option<Reference> {
         return (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
             .then_some(Reference::Hash);
     }
+    for (sigil, _) in SIGILS {
+        if let Some(number) = word.strip_prefix(sigil)
+            && !number.is_empty()
+            && number.chars().all(|c| c.is_ascii_digit())
+        {
+            return Some(Reference::Sigil(sigil));
+        }
+    }
     if !word.is_empty() && word.chars().all(|c| c.is_ascii_digit()) {
         return Some(Reference::Number);
     }
@@ -789,6 +807,9 @@ mod tests {
     #[test]
     fn references() {
         assert_eq!(reference("!42"), Some(Reference::Bang));
+        assert_eq!(reference("&12"), Some(Reference::Sigil('&')));
+        assert_eq!(Reference::Sigil('$').kind(), Some("$"));
+        assert_eq!(reference("%v1"), None);
         assert_eq!(reference("abc123"), Some(Reference::Sha));
         assert_eq!(reference("src/main.rs"), Some(Reference::File));
         assert_eq!(reference(".gitlab-ci.yml"), Some(Reference::File));

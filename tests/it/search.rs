@@ -467,9 +467,9 @@ fn words_no_vocabulary_knows_find_what_people_meant_by_them() {
     }
 }
 
-/// A request that is little more than a reference asks for what it names: `#34` is an
-/// issue (GitLab's own notation), and `@bob` someone to look up by username, whoever else
-/// people named in their requests.
+/// A request that is little more than a reference asks for what it names, in GitLab's
+/// own notation: `#34` is an issue, `&12` an epic, and `@bob` someone to look up by
+/// username, whoever else people named in their requests.
 #[test]
 fn a_bare_reference_asks_for_what_it_names() {
     let first = |query: &str| find(query).hits.first().map(|h| h.action.id);
@@ -477,6 +477,11 @@ fn a_bare_reference_asks_for_what_it_names() {
         assert_eq!(first(query), Some("issue.get"), "{query}");
     }
     assert_eq!(first("!42"), Some("merge_request.get"));
+    // GitLab's other references by number.
+    assert_eq!(first("&12"), Some("epic.get"));
+    assert_eq!(first("$7"), Some("snippet.get"));
+    assert_eq!(first("%3"), Some("milestone.get"));
+    assert_eq!(first("issues in %3"), Some("milestone.issues"));
     for query in ["@bob", "who is @kim"] {
         assert_eq!(first(query), Some("user.list"), "{query}");
     }

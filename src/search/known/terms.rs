@@ -107,7 +107,7 @@ fn page_words(piece: &str) -> Option<Vec<String>> {
 }
 
 /// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one
-/// term, `!12`, `#34`, `@sam` and `%v1` as a reference term of their kind (and `@sam` as
+/// term, `!12`, `#34`, `&5`, `$7`, `@sam` and `%v1` as a reference term of their kind (and `@sam` as
 /// nothing more), each word without a plural or tense ending; a GitLab page's web address
 /// as the words it names.
 pub fn terms(request: &str) -> Vec<String> {
@@ -116,7 +116,7 @@ pub fn terms(request: &str) -> Vec<String> {
     let is_word_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-/".contains(c);
     let mut rest = lower.as_str();
     while !rest.is_empty() {
-        let Some(start) = rest.find(|c: char| is_word_char(c) || "!#@%".contains(c)) else {
+        let Some(start) = rest.find(|c: char| is_word_char(c) || "!#@%&$".contains(c)) else {
             break;
         };
         // Whether the sigil ends a word (`jane@example.com`) rather than starting one.
@@ -127,9 +127,17 @@ pub fn terms(request: &str) -> Vec<String> {
         rest = &rest[start..];
         let mut word = rest;
         let mut sigil = None;
-        if let Some(said) = word.chars().next().filter(|c| "!#@%".contains(*c)) {
+        if let Some(said) = word.chars().next().filter(|c| "!#@%&$".contains(*c)) {
             word = &word[1..];
-            if word.starts_with(is_word_char) {
+            // `&12` and `$7` are references by number only: `$CI_COMMIT_SHA` is a variable.
+            let numbered = "&$".contains(said);
+            if word.starts_with(|c: char| {
+                if numbered {
+                    c.is_ascii_digit()
+                } else {
+                    is_word_char(c)
+                }
+            }) {
                 terms.push(format!("{said}ref"));
                 sigil = Some(said);
             }
@@ -185,6 +193,10 @@ mod tests {
         assert_eq!(
             terms("#42 blocks @sam, not sam.doe"),
             ["#ref", "#number", "block", "@ref", "not", "sam", "doe"]
+        );
+        assert_eq!(
+            terms("close &12, print $ci_job_id"),
+            ["close", "&ref", "#number", "print", "ci", "job", "id"]
         );
         assert_eq!(
             terms("mail sam@acme.io about @acme/ui"),
