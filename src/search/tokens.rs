@@ -43,8 +43,8 @@ pub enum Reference {
 const SIGILS: [(char, &str); 3] = [('&', "&"), ('$', "$"), ('%', "%")];
 
 impl Reference {
-    /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `@`, `sha`, `file`,
-    /// `path`).
+    /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `&`, `$`, `%`, `@`,
+    /// `sha`, `file`, `path`).
     pub fn kind(self) -> Option<&'static str> {
         match self {
             Self::Bang => Some("!"),

@@ -107,9 +107,9 @@ fn page_words(piece: &str) -> Option<Vec<String>> {
 }
 
 /// A request's terms: lower-case words without filler, split at `/ . _ -`, numbers as one
-/// term, `!12`, `#34`, `&5`, `$7`, `@sam` and `%v1` as a reference term of their kind (and `@sam` as
-/// nothing more), each word without a plural or tense ending; a GitLab page's web address
-/// as the words it names.
+/// term, `!12`, `#34`, `&5`, `$7`, `@sam` and `%v1` as a reference term of their kind (and
+/// `@sam` as nothing more), each word without a plural or tense ending; a GitLab page's web
+/// address as the words it names.
 pub fn terms(request: &str) -> Vec<String> {
     let lower = pieces(request).join(" ");
     let mut terms = Vec::new();
