@@ -33,6 +33,13 @@ const RUNNERS_UP_SHARE: f64 = 0.5;
 /// What a known request sharing a single word with a longer request counts for.
 const SINGLE_WORD: f64 = 0.3;
 
+/// Words that say how to look, not at what ("view #34", "look at &3"). Few known requests
+/// use them, so BM25 weighs them as if they named an action ("glab ci view 88123" made
+/// "view #34" a pipeline), and a request's common words (a reference's) only add to
+/// requests its rarer ones reached. Beside references alone they are left out; beside
+/// other words they stay ("git show abc123" is a commit).
+const LOOKING: &[&str] = &["show", "see", "view", "display", "look"];
+
 /// The known requests, indexed by word.
 pub struct Examples {
     table: Table,
@@ -193,6 +200,12 @@ impl Examples {
         query_terms.retain(|t| !ignored.contains(t));
         query_terms.sort_unstable();
         query_terms.dedup();
+        let looking = |t: &String| LOOKING.contains(&t.as_str());
+        if query_terms.iter().any(|t| is_reference(t))
+            && query_terms.iter().all(|t| looking(t) || is_reference(t))
+        {
+            query_terms.retain(|t| !looking(t));
+        }
         let words = query_terms.len();
         let query_terms: Vec<usize> = query_terms.iter().filter_map(|t| table.term(t)).collect();
         scratch.fit(table.requests(), table.actions());
@@ -359,6 +372,14 @@ impl Examples {
             }
         }
     }
+}
+
+/// Whether a term stands for a reference: a number, or `#34`'s `#ref` (`known::terms`).
+fn is_reference(term: &str) -> bool {
+    term == "#number"
+        || term
+            .strip_suffix("ref")
+            .is_some_and(|sigil| sigil.len() == 1 && "!#@%&$".contains(sigil))
 }
 
 impl Scratch {

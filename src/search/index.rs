@@ -727,9 +727,10 @@ impl Index {
     pub(super) fn read(&self, pieces: &[String]) -> Reading {
         let mut units = tokens::units(pieces, &self.lexicon);
         let mut has_typos = false;
+        // ("look" is no misspelt "lock": words that say how to look are never corrected.)
         for unit in units
             .iter_mut()
-            .filter(|u| u.reference.is_none() && !u.possessive)
+            .filter(|u| u.reference.is_none() && !u.possessive && !intent::is_neutral(&u.word))
         {
             if let Some(known) = self.correct(&unit.word) {
                 unit.word = known;
@@ -740,10 +741,13 @@ impl Index {
         let mut tokens = tokens::read(&units, &self.lexicon);
         let mut intent = Intent::read(&tokens, pieces, &self.lexicon);
         // (A person is no thing, but the head names them: "remove kim from the games group"
-        // is about kim, in the group.)
-        if intent.domains.is_empty()
-            && intent.objects.is_empty()
-            && !intent.person
+        // is about kim, in the group.) Nor is a head of words that only say how to look:
+        // "look at &3", "in !3" are about what they point at.
+        let head_says_what = tokens
+            .iter()
+            .any(|t| t.role == Role::Head && !intent::is_neutral(&t.word));
+        if (!head_says_what
+            || intent.domains.is_empty() && intent.objects.is_empty() && !intent.person)
             && tokens.iter().any(|t| t.role == Role::Context)
         {
             tokens::promote_context(&mut tokens);
@@ -754,9 +758,13 @@ impl Index {
             .filter(|t| t.reference.is_none() && matches!(t.role, Role::Head | Role::Context))
             .map(|t| Query::new(t, &self.action_documents, &self.lexicon.actions))
             .collect();
-        let known = terms
+        let is_known =
+            |q: &&Query| self.postings.contains_key(q.stemmed.as_str()) || q.has_meaning();
+        let known = terms.iter().filter(is_known).count();
+        let asking = terms
             .iter()
-            .filter(|q| self.postings.contains_key(q.stemmed.as_str()) || q.has_meaning())
+            .filter(is_known)
+            .filter(|q| !intent::is_neutral(&q.word))
             .count();
         let (stems, plurals) = units
             .iter()
@@ -775,6 +783,7 @@ impl Index {
             plurals,
             intent,
             known,
+            asking,
             has_typos,
         }
     }
@@ -902,20 +911,26 @@ impl Index {
                 nearest.push(hit.action.domain);
             }
         }
-        let covered: Vec<String> = self.domains.iter().map(|d| title(*d)).collect();
-        let mut sentence = format!(
-            "No action manages “{}”; the catalog covers {}.",
-            unknown.join(" "),
-            covered.join(", ")
-        );
-        if !nearest.is_empty() {
-            let nearest: Vec<String> = nearest
-                .iter()
-                .filter_map(|d| self.lexicon.domain_id(d))
-                .map(title)
-                .collect();
-            sentence.push_str(&format!(" Nearest: {}.", nearest.join(", ")));
-        }
+        let nearest: Vec<String> = nearest
+            .iter()
+            .filter_map(|d| self.lexicon.domain_id(d))
+            .map(title)
+            .collect();
+        let unknown = unknown.join(" ");
+        // The whole catalog's domains (about 1.2 KB at 68) only when nothing is near: with
+        // hits beside it ("summarize #34"), the nearest domains are what the reader needs.
+        let sentence = if nearest.is_empty() {
+            let covered: Vec<String> = self.domains.iter().map(|d| title(*d)).collect();
+            format!(
+                "No action manages “{unknown}”; the catalog covers {}.",
+                covered.join(", ")
+            )
+        } else {
+            format!(
+                "No action manages “{unknown}”; nearest: {}.",
+                nearest.join(", ")
+            )
+        };
         Some(sentence)
     }
 

@@ -221,6 +221,9 @@ pub struct Reading {
     /// Terms the catalog knows (directly, by meaning or by a typo match): only these count
     /// towards coverage, so names like `hotfix/crash` cost nothing.
     pub known: usize,
+    /// Of those, the terms that say what is asked: "show", "view", "check" say only how to
+    /// look ("view #34" asks what "#34" does).
+    pub asking: usize,
     /// Some word was read from a misspelling.
     pub has_typos: bool,
 }
@@ -685,8 +688,8 @@ impl Index {
 
         let known = reading.known as i64;
         // A request that says nothing the catalog knows but its references ("#34", "what's
-        // #112 about") has nothing else to go by: what they point at is its intent.
-        let intent_alone = if known == 0 && !intent.references.is_empty() {
+        // #112 about", "view #34") has nothing else to go by: what they point at is its intent.
+        let intent_alone = if reading.asking == 0 && !intent.references.is_empty() {
             1
         } else {
             INTENT_ALONE

@@ -485,6 +485,17 @@ fn a_bare_reference_asks_for_what_it_names() {
     for query in ["@bob", "who is @kim"] {
         assert_eq!(first(query), Some("user.list"), "{query}");
     }
+    // Words that only say how to look, or where, add nothing to what the reference names
+    // ("view" made "view #34" a pipeline, as "glab ci view 88123" is; "look" was read as
+    // a misspelt "lock"; "in !3" was a place and nothing else).
+    for query in ["view #34", "look at #34", "see #34"] {
+        assert_eq!(first(query), Some("issue.get"), "{query}");
+    }
+    assert_eq!(first("look at &3"), Some("epic.get"));
+    assert_eq!(first("in !3"), Some("merge_request.get"));
+    assert_eq!(first("in %3"), Some("milestone.get"));
+    // Beside other words, the same words stay: `git show` reads a commit.
+    assert_eq!(first("git show abc123"), Some("repository.commit_get"));
 }
 
 fn find(query: &str) -> gitlab_mcp::search::Found {
@@ -962,9 +973,15 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let found = find("list the workspaces");
     let missing = found.missing.expect("a missing domain is reported");
     assert!(
-        missing.starts_with("No action manages “workspaces”; the catalog covers"),
+        missing.starts_with("No action manages “workspaces”; nearest: "),
         "{missing}"
     );
+    // Beside hits it names the nearest domains, not all 68 of the catalog (1.2 KB).
+    assert!(missing.len() < 200, "{missing}");
+    let found = find("summarize #34");
+    assert_eq!(found.hits[0].action.id, "issue.get");
+    let missing = found.missing.expect("no action summarizes");
+    assert_eq!(missing, "No action manages “summarize”; nearest: issues.");
     // Over MCP, the same sentence is in the find answer's text.
     let index = Index::new(&Policy::default());
     let outcome = gitlab_mcp::surfaces::find(
