@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
+use super::intent::is_neutral;
 use super::known::table::{Lengths, Table, build};
 use super::known::terms::terms;
 
@@ -32,13 +33,6 @@ const RUNNERS_UP_SHARE: f64 = 0.5;
 
 /// What a known request sharing a single word with a longer request counts for.
 const SINGLE_WORD: f64 = 0.3;
-
-/// Words that say how to look, not at what ("view #34", "look at &3"). Few known requests
-/// use them, so BM25 weighs them as if they named an action ("glab ci view 88123" made
-/// "view #34" a pipeline), and a request's common words (a reference's) only add to
-/// requests its rarer ones reached. Beside references alone they are left out; beside
-/// other words they stay ("git show abc123" is a commit).
-const LOOKING: &[&str] = &["show", "see", "view", "display", "look"];
 
 /// The known requests, indexed by word.
 pub struct Examples {
@@ -200,11 +194,15 @@ impl Examples {
         query_terms.retain(|t| !ignored.contains(t));
         query_terms.sort_unstable();
         query_terms.dedup();
-        let looking = |t: &String| LOOKING.contains(&t.as_str());
+        // Words that say how to look, not at what ("view #34", "look at &3"): few known
+        // requests use them, so BM25 weighs them as if they named an action ("glab ci view
+        // 88123" made "view #34" a pipeline), and a reference's common terms only add to
+        // requests a rarer word reached. Beside references alone they are left out; beside
+        // other words they stay ("git show abc123" is a commit).
         if query_terms.iter().any(|t| is_reference(t))
-            && query_terms.iter().all(|t| looking(t) || is_reference(t))
+            && query_terms.iter().all(|t| is_neutral(t) || is_reference(t))
         {
-            query_terms.retain(|t| !looking(t));
+            query_terms.retain(|t| !is_neutral(t));
         }
         let words = query_terms.len();
         let query_terms: Vec<usize> = query_terms.iter().filter_map(|t| table.term(t)).collect();

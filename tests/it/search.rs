@@ -488,7 +488,7 @@ fn a_bare_reference_asks_for_what_it_names() {
     // Words that only say how to look, or where, add nothing to what the reference names
     // ("view" made "view #34" a pipeline, as "glab ci view 88123" is; "look" was read as
     // a misspelt "lock"; "in !3" was a place and nothing else).
-    for query in ["view #34", "look at #34", "see #34"] {
+    for query in ["view #34", "look at #34", "see #34", "check #34"] {
         assert_eq!(first(query), Some("issue.get"), "{query}");
     }
     assert_eq!(first("look at &3"), Some("epic.get"));
