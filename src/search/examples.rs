@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use super::intent::is_neutral;
 use super::known::table::{Lengths, Table, build};
-use super::known::terms::terms;
+use super::known::terms::{is_reference, terms};
 
 /// The table of every known request, built by build.rs.
 static BUILT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/requests.table"));
@@ -370,14 +370,6 @@ impl Examples {
             }
         }
     }
-}
-
-/// Whether a term stands for a reference: a number, or `#34`'s `#ref` (`known::terms`).
-fn is_reference(term: &str) -> bool {
-    term == "#number"
-        || term
-            .strip_suffix("ref")
-            .is_some_and(|sigil| sigil.len() == 1 && "!#@%&$".contains(sigil))
 }
 
 impl Scratch {

@@ -1,6 +1,9 @@
 //! A request's words as the known-request table weighs them (`terms`), and a request's
 //! pieces as typed (`pieces`, `page_words`), which the rules read too.
 
+/// The sigils of GitLab's references that a request's terms read (`#34` is `#ref`).
+const SIGILS: &str = "!#@%&$";
+
 /// Words that say nothing about which action is meant.
 const FILLER: &[&str] = &[
     "a", "an", "the", "of", "to", "in", "on", "for", "my", "me", "i", "is", "are", "be", "it",
@@ -116,7 +119,7 @@ pub fn terms(request: &str) -> Vec<String> {
     let is_word_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-/".contains(c);
     let mut rest = lower.as_str();
     while !rest.is_empty() {
-        let Some(start) = rest.find(|c: char| is_word_char(c) || "!#@%&$".contains(c)) else {
+        let Some(start) = rest.find(|c: char| is_word_char(c) || SIGILS.contains(c)) else {
             break;
         };
         // Whether the sigil ends a word (`jane@example.com`) rather than starting one.
@@ -127,7 +130,7 @@ pub fn terms(request: &str) -> Vec<String> {
         rest = &rest[start..];
         let mut word = rest;
         let mut sigil = None;
-        if let Some(said) = word.chars().next().filter(|c| "!#@%&$".contains(*c)) {
+        if let Some(said) = word.chars().next().filter(|c| SIGILS.contains(*c)) {
             word = &word[1..];
             // `&12` and `$7` are references by number only: `$CI_COMMIT_SHA` is a variable.
             let numbered = "&$".contains(said);
@@ -164,6 +167,14 @@ pub fn terms(request: &str) -> Vec<String> {
         rest = &rest[consumed.max(1)..];
     }
     terms
+}
+
+/// Whether a term of `terms` stands for a reference: a number, or a sigil's `#ref`.
+pub fn is_reference(term: &str) -> bool {
+    term == "#number"
+        || term
+            .strip_suffix("ref")
+            .is_some_and(|sigil| sigil.len() == 1 && SIGILS.contains(sigil))
 }
 
 /// A word without `-ing`, `-ed`, `-es` or `-s`, when at least three letters remain.
