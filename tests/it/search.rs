@@ -492,6 +492,7 @@ fn a_bare_reference_asks_for_what_it_names() {
         assert_eq!(first(query), Some("issue.get"), "{query}");
     }
     assert_eq!(first("look at &3"), Some("epic.get"));
+    assert_eq!(first("take a look at !12"), Some("merge_request.get"));
     assert_eq!(first("in !3"), Some("merge_request.get"));
     assert_eq!(first("in %3"), Some("milestone.get"));
     // Beside other words, the same words stay: `git show` reads a commit.

@@ -12,16 +12,44 @@ const FILLER: &[&str] = &[
 
 /// The request's pieces as typed (lower case), split on white space, a GitLab page's web
 /// address read as what it names (`page_words`), a reference written after its project
-/// apart from it (`acme/web#88` is `acme/web #88`).
+/// apart from it (`acme/web#88` is `acme/web #88`), and "take a look" as "look"
+/// (`a_look_taken`).
 pub fn pieces(text: &str) -> Vec<String> {
-    text.to_lowercase()
+    let mut pieces: Vec<String> = text
+        .to_lowercase()
         .split_whitespace()
         .flat_map(|piece| {
             page_words(piece)
                 .or_else(|| project_reference(piece))
                 .unwrap_or_else(|| vec![piece.to_owned()])
         })
-        .collect()
+        .collect();
+    let mut at = 0;
+    while at < pieces.len() {
+        if let Some(said) = a_look_taken(&pieces[at..]) {
+            pieces.splice(at..at + said, ["look".to_owned()]);
+        }
+        at += 1;
+    }
+    pieces
+}
+
+/// How many pieces at the start of `pieces` say "look" the long way: "take a look",
+/// "have a quick look", "take another peek". Said so, "take" and "have" are no verbs of
+/// their own ("take back my approval", "have the MR merged").
+fn a_look_taken(pieces: &[String]) -> Option<usize> {
+    let said =
+        |at: usize, words: &[&str]| pieces.get(at).is_some_and(|p| words.contains(&p.as_str()));
+    if !said(0, &["take", "taking", "took", "have", "having", "had"]) || !said(1, &["a", "another"])
+    {
+        return None;
+    }
+    let noun = if said(2, &["quick", "closer", "proper", "good"]) {
+        3
+    } else {
+        2
+    };
+    said(noun, &["look", "peek", "glance"]).then_some(noun + 1)
 }
 
 /// `acme/web#88` and `acme/web!12`: a project's path and an issue or merge request of it.
@@ -192,6 +220,20 @@ fn ending_removed(word: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_look_taken_is_a_look() {
+        assert_eq!(pieces("take a look at !12"), ["look", "at", "!12"]);
+        assert_eq!(
+            pieces("Have a quick look at job 5"),
+            ["look", "at", "job", "5"]
+        );
+        assert_eq!(
+            pieces("take back my approval"),
+            ["take", "back", "my", "approval"]
+        );
+        assert_eq!(pieces("take a break"), ["take", "a", "break"]);
+    }
 
     #[test]
     fn terms_drop_filler_and_endings_and_read_references() {
