@@ -71,7 +71,7 @@ pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
         return None;
     }
     // Rows i - 2, i - 1 and i of the table `edit_distance` fills.
-    let mut before: Vec<usize> = Vec::new();
+    let mut before = vec![0_usize; b.len() + 1];
     let mut last: Vec<usize> = (0..=b.len()).collect();
     let mut row = vec![0_usize; b.len() + 1];
     let mut last_least = 0;
@@ -95,9 +95,6 @@ pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
         last_least = least;
         std::mem::swap(&mut before, &mut last);
         std::mem::swap(&mut last, &mut row);
-        if row.len() != b.len() + 1 {
-            row = vec![0; b.len() + 1];
-        }
     }
     let distance = last[b.len()];
     (distance <= limit).then_some(distance)

@@ -1005,23 +1005,14 @@ fn graphql_container(action: &Action) -> Option<&'static str> {
 /// says its parameters stand for.
 fn taken_domains(action: &Action, lexicon: &Lexicon) -> Vec<usize> {
     let mut taken = Vec::new();
-    for param in action.params {
-        let Some(name) = param
-            .name
-            .strip_suffix("_iid")
-            .or(param.name.strip_suffix("_id"))
-        else {
-            continue;
-        };
-        // The whole name and what follows each `_`: `target_group` stands for a group.
-        let ends =
-            std::iter::once(name).chain(name.match_indices('_').map(|(at, _)| &name[at + 1..]));
-        for end in ends {
-            if let Some(domain) = lexicon.domain_id(end)
-                && !taken.contains(&domain)
-            {
-                taken.push(domain);
-            }
+    for domain in action
+        .params
+        .iter()
+        .flat_map(named_by_id)
+        .filter_map(|name| lexicon.domain_id(name))
+    {
+        if !taken.contains(&domain) {
+            taken.push(domain);
         }
     }
     taken
@@ -1029,13 +1020,20 @@ fn taken_domains(action: &Action, lexicon: &Lexicon) -> Vec<usize> {
 
 /// Whether `param` takes a thing of `domain` by its id or iid (`merge_request_iid`).
 pub(super) fn stands_for(param: &ParamSpec, domain: &str) -> bool {
+    named_by_id(param).any(|name| name == domain)
+}
+
+/// What a parameter that takes a thing by id or iid may name it as: its name without
+/// `_id` or `_iid`, and what follows each `_` of that (`target_group_id` takes a
+/// `target_group`, a group).
+fn named_by_id(param: &ParamSpec) -> impl Iterator<Item = &'static str> {
     let name = param
         .name
         .strip_suffix("_iid")
         .or(param.name.strip_suffix("_id"));
-    // `target_group_id` takes a group too.
-    name.and_then(|name| name.strip_suffix(domain))
-        .is_some_and(|before| before.is_empty() || before.ends_with('_'))
+    name.into_iter().flat_map(|name| {
+        std::iter::once(name).chain(name.match_indices('_').map(move |(at, _)| &name[at + 1..]))
+    })
 }
 
 /// The name of an action's first path parameter (`project_id` in

@@ -39,8 +39,8 @@ pub enum Reference {
     Name,
 }
 
-/// The sigils of `Reference::Sigil`, each with its kind as a domain claims it.
-const SIGILS: [(char, &str); 3] = [('&', "&"), ('$', "$"), ('%', "%")];
+/// The sigils of `Reference::Sigil`; each is also the kind a domain claims.
+const SIGILS: &str = "&$%";
 
 impl Reference {
     /// The kind a domain claims under `vocabulary.references` (`!`, `#`, `&`, `$`, `%`, `@`,
@@ -50,9 +50,8 @@ impl Reference {
             Self::Bang => Some("!"),
             Self::Hash => Some("#"),
             Self::Sigil(sigil) => SIGILS
-                .iter()
-                .find(|(said, _)| *said == sigil)
-                .map(|(_, kind)| *kind),
+                .find(sigil)
+                .map(|at| &SIGILS[at..at + sigil.len_utf8()]),
             Self::Mention => Some("@"),
             Self::Sha => Some("sha"),
             Self::File => Some("file"),
@@ -600,7 +599,7 @@ fn reference(word: &str) -> Option<Reference> {
         return (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
             .then_some(Reference::Hash);
     }
-    for (sigil, _) in SIGILS {
+    for sigil in SIGILS.chars() {
         if let Some(number) = word.strip_prefix(sigil)
             && !number.is_empty()
             && number.chars().all(|c| c.is_ascii_digit())
