@@ -26,6 +26,7 @@ pub mod config;
 pub mod demo;
 pub mod dispatch;
 pub mod docs;
+pub mod entry;
 pub mod fit;
 pub mod gitlab;
 pub mod handlers;
