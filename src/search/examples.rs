@@ -21,8 +21,13 @@ use super::intent::is_neutral;
 use super::known::table::{Lengths, Table, build};
 use super::known::terms::{is_reference, terms};
 
-/// The table of every known request, built by build.rs.
-static BUILT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/requests.table"));
+/// The table of every known request, built by build.rs. A function, not a `static`: a
+/// static's bytes are also written to the library's metadata, and this function's only
+/// to the binary (it is never inlined into another crate, so its body is not exported).
+#[inline(never)]
+fn built() -> &'static [u8] {
+    include_bytes!(concat!(env!("OUT_DIR"), "/requests.table"))
+}
 
 /// A word in this share (1 in N) of the requests or more is common (`COMMON_SHARE`).
 const COMMON_SHARE: usize = 4;
@@ -93,7 +98,7 @@ impl Examples {
     /// one of them (a catalog generated from another manifest), the table is built again
     /// for the ones it knows.
     pub fn built_in(action_id: impl Fn(&str) -> Option<usize>) -> Self {
-        if let Some(table) = Table::read(Cow::Borrowed(BUILT)) {
+        if let Some(table) = Table::read(Cow::Borrowed(built())) {
             let actions: Option<Vec<usize>> = (0..table.actions())
                 .map(|action| action_id(table.action(action)))
                 .collect();
