@@ -107,6 +107,9 @@ pub struct Intent {
     pub question: bool,
     /// The words (stems) that ask for an operation.
     pub verb_words: Vec<String>,
+    /// `verb_words` as `names_as_verb` compares them (stemmed again), once per request:
+    /// ranking asks it of every candidate action's every object.
+    pub verb_stems: Vec<String>,
     /// Each word (stem) that asks for an operation, with the operation.
     pub asked: Vec<(String, usize)>,
     /// The first word (stem) of each action's phrase that is a verb of the action's
@@ -534,6 +537,7 @@ impl Intent {
         if intent.question {
             intent.verbs.clear();
         }
+        intent.verb_stems = intent.verb_words.iter().map(|w| super::stem(w)).collect();
         intent
     }
 

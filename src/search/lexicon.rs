@@ -650,8 +650,9 @@ impl Lexicon {
     pub fn phrase_at(&self, words: &[String], at: usize) -> Option<(usize, Meaning)> {
         let first = stem(words.get(at)?);
         let candidates = self.phrases.get(first.as_str())?;
+        let mut stemmed = Stemmed::from(words, at);
         candidates.iter().find_map(|(stems, entry)| {
-            let end = phrase_end(stems, words, at)?;
+            let end = phrase_end(stems, &mut stemmed, at)?;
             Some((end - at, self.resolve(entry, &words[at..end].join(" "))))
         })
     }
@@ -707,12 +708,12 @@ fn own_verb<'a>(action: &'a Action, shared_verbs: &HashSet<&str>) -> Option<&'a 
 const VERB_GAP: usize = 4;
 
 /// Where a phrase (`stems`) that starts at `words[at]` ends in `words`, if it is there.
-fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
+fn phrase_end(stems: &[Word], words: &mut Stemmed, at: usize) -> Option<usize> {
     let (mut phrase, mut word) = (0, at);
     while phrase < stems.len() {
         let expected = &stems[phrase];
         match words.get(word) {
-            Some(w) if *expected == stem(w) => {
+            Some((_, stemmed)) if *expected == stemmed => {
                 phrase += 1;
                 word += 1;
             }
@@ -722,11 +723,40 @@ fn phrase_end(stems: &[Word], words: &[String], at: usize) -> Option<usize> {
             {
                 phrase += 1;
             }
-            Some(w) if phrase > 0 && ARTICLES.contains(&w.as_str()) => word += 1,
+            Some((w, _)) if phrase > 0 && ARTICLES.contains(&w) => word += 1,
             _ => return None,
         }
     }
     Some(word)
+}
+
+/// Words and their stems from `start` on, each stemmed when first compared: a word may
+/// start dozens of phrases, and each compared its words' stems anew.
+struct Stemmed<'a> {
+    words: &'a [String],
+    start: usize,
+    stems: Vec<String>,
+}
+
+impl<'a> Stemmed<'a> {
+    fn from(words: &'a [String], start: usize) -> Self {
+        Self {
+            words,
+            start,
+            stems: Vec::new(),
+        }
+    }
+
+    /// Word `at` (`start` or later) and its stem.
+    fn get(&mut self, at: usize) -> Option<(&str, &str)> {
+        let word = self.words.get(at)?;
+        let offset = at - self.start;
+        while self.stems.len() <= offset {
+            self.stems
+                .push(stem(&self.words[self.start + self.stems.len()]));
+        }
+        Some((word, &self.stems[offset]))
+    }
 }
 
 /// A verb of several words whose rest may come after its object. A rest that is a

@@ -861,13 +861,15 @@ impl Index {
         // ("Protect a branch"): "merge !42" names no `merged` branches.
         let verb_names_object = |object: &usize| {
             let object = &self.lexicon.objects[*object];
-            intent.verb_words.iter().any(|verb| {
-                verb == object
-                    || names_as_verb(verb, object) && {
-                        let stemmed = super::stem(verb);
-                        document.verbs.iter().any(|v| *v == stemmed)
-                    }
-            })
+            intent
+                .verb_words
+                .iter()
+                .zip(&intent.verb_stems)
+                .any(|(verb, stemmed)| {
+                    verb == object
+                        || names_as_verb(stemmed, object)
+                            && document.verbs.iter().any(|v| v == stemmed)
+                })
         };
         // An action's own verb said without its object works on the first thing named
         // after it: "reply in thread 9ac0 on #34" answers the thread.
@@ -1187,18 +1189,24 @@ fn names_exactly(reading: &Reading, document: &Document) -> bool {
         })
 }
 
-/// Whether a verb as the request wrote it names an object as the catalog stems it: the
+/// Whether a verb (stemmed) names an object as the catalog stems it: the
 /// object itself ("archive" an `archive`), or its participle or noun ("protect" names
 /// `protected`, "protect" `protection`, "pin" `pinned`). Objects keep their `-ed` (states
 /// such as `merged` are not the verb `merge`), so the forms are compared here.
-fn names_as_verb(verb: &str, object: &str) -> bool {
-    let verb = super::stem(verb);
-    let Some(rest) = object.strip_prefix(verb.as_str()) else {
+fn names_as_verb(stemmed_verb: &str, object: &str) -> bool {
+    let Some(rest) = object.strip_prefix(stemmed_verb) else {
         return false;
     };
-    let doubled = verb.chars().last().map(|c| format!("{c}ed"));
-    matches!(rest, "" | "d" | "ed" | "ion" | "ation")
-        || (!rest.is_empty() && doubled.as_deref() == Some(rest))
+    // Or its last letter doubled ("pin", `pinned`).
+    let doubled = || {
+        rest.strip_suffix("ed").is_some_and(|letter| {
+            stemmed_verb
+                .chars()
+                .last()
+                .is_some_and(|last| letter.chars().eq([last]))
+        })
+    };
+    matches!(rest, "" | "d" | "ed" | "ion" | "ation") || doubled()
 }
 
 /// Whether `words` begins with `phrase`.
@@ -1235,7 +1243,11 @@ fn clauses(raw: &[String]) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    use super::names_as_verb;
+    use super::super::stem;
+
+    fn names_as_verb(verb: &str, object: &str) -> bool {
+        super::names_as_verb(&stem(verb), object)
+    }
 
     #[test]
     fn a_verb_names_its_participle_and_its_noun() {
