@@ -4,6 +4,8 @@
 //! share of the request's known words an action explains. Only the actions some word or
 //! the intent reaches are scored.
 
+use std::cell::RefCell;
+
 use hashbrown::{HashMap, HashSet};
 
 use super::Hit;
@@ -245,6 +247,61 @@ struct Scored {
     /// One of its tags was said whole ("delete ssh ca"): the request names what it
     /// works on, part and all, in its maintainer's words.
     tagged: bool,
+}
+
+/// `score`'s tallies by document, kept per thread: a search scores once per request and
+/// clause, and allocating and zeroing them each time was a tenth of its scoring.
+#[derive(Default)]
+struct Tallies {
+    points: Vec<i64>,
+    matched: Vec<i64>,
+    /// Terms matched only by a word of another action's phrase.
+    halves: Vec<i64>,
+    /// The best match of the term being read, and how it matched.
+    best: Vec<i64>,
+    how: Vec<(usize, Option<Class>)>,
+    /// A tag said whole.
+    in_phrase: Vec<bool>,
+    /// The documents with a matched term, and those with a tag said whole: all that the
+    /// tallies above hold for, so all that `clear` resets.
+    reached: Vec<u32>,
+    phrased: Vec<u32>,
+    /// The documents the term being read matches (emptied as each term is counted).
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static TALLIES: RefCell<Tallies> = RefCell::default();
+}
+
+impl Tallies {
+    /// Sized for `documents` (a thread may search several indexes).
+    fn fit(&mut self, documents: usize) {
+        if self.points.len() < documents {
+            self.points.resize(documents, 0);
+            self.matched.resize(documents, 0);
+            self.halves.resize(documents, 0);
+            self.best.resize(documents, 0);
+            self.how.resize(documents, (0, None));
+            self.in_phrase.resize(documents, false);
+        }
+    }
+
+    /// Back to all zeroes, clearing only what the last scoring touched (`best` and `how`
+    /// are reset as each term is read; a scoring cut short leaves them to be reset here).
+    fn clear(&mut self) {
+        for document in self.reached.drain(..) {
+            let d = document as usize;
+            self.points[d] = 0;
+            self.matched[d] = 0;
+            self.halves[d] = 0;
+        }
+        for document in self.phrased.drain(..) {
+            self.in_phrase[document as usize] = false;
+        }
+        self.touched.clear();
+        self.best.fill(0);
+    }
 }
 
 impl Index {
@@ -557,20 +614,33 @@ impl Index {
 
     /// Scores every action a reading reaches.
     fn score(&self, reading: &Reading, explain: bool) -> Vec<Scored> {
+        TALLIES.with(|tallies| {
+            let mut tallies = tallies.borrow_mut();
+            // What the last scoring touched is cleared first, even if it never returned.
+            tallies.clear();
+            tallies.fit(self.documents.len());
+            self.score_into(&mut tallies, reading, explain)
+        })
+    }
+
+    fn score_into(&self, tallies: &mut Tallies, reading: &Reading, explain: bool) -> Vec<Scored> {
         let count = self.documents.len();
-        let mut points = vec![0i64; count];
-        let mut matched = vec![0i64; count];
-        // Terms matched only by a word of another action's phrase.
-        let mut halves = vec![0i64; count];
+        let Tallies {
+            points,
+            matched,
+            halves,
+            best,
+            how,
+            in_phrase,
+            reached,
+            phrased,
+            touched,
+        } = tallies;
         let mut reasons: Vec<Vec<String>> = if explain {
             vec![Vec::new(); count]
         } else {
             Vec::new()
         };
-        let mut reached: Vec<u32> = Vec::new();
-        let mut best: Vec<i64> = vec![0; count];
-        let mut how: Vec<(usize, Option<Class>)> = vec![(0, None); count];
-        let mut touched: Vec<u32> = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
         for term in &reading.terms {
             for (candidate, (text, factor, _)) in term.candidates.iter().enumerate() {
@@ -633,8 +703,6 @@ impl Index {
 
         // Tags matched as whole phrases, also with the words that only say whose or how to
         // look left out ("detach my fork" says the tag "detach fork").
-        let mut phrased: Vec<u32> = Vec::new();
-        let mut in_phrase = vec![false; count];
         let plain: Option<(Vec<String>, Vec<bool>)> = reading
             .stems
             .iter()
@@ -669,8 +737,8 @@ impl Index {
 
         // Every action the words reach, and those the intent alone may reach.
         let intent = &reading.intent;
-        let mut candidates: Vec<u32> = reached;
-        candidates.extend(&phrased);
+        let mut candidates: Vec<u32> = reached.clone();
+        candidates.extend(phrased.iter());
         for (operation, _) in &intent.verbs {
             candidates.extend(self.by_operation.get(operation).into_iter().flatten());
         }
@@ -936,18 +1004,19 @@ impl Index {
                     && self.lexicon.object_domains(*object).contains(domain)
             })
         };
-        let mut counted_containers: Vec<usize> = Vec::new();
-        for container in intent.containers.iter().chain(paths).chain(&intent.domains) {
+        let said_containers = || intent.containers.iter().chain(paths).chain(&intent.domains);
+        for (at, container) in said_containers().enumerate() {
+            // Whether a container is counted depends on it alone: said again, it is not
+            // counted again.
             if *container == document.domain
                 || !self.container_domains.contains(container)
-                || counted_containers.contains(container)
+                || said_containers().take(at).any(|c| c == container)
                 || !intent.containers.contains(container)
                     && !paths.contains(container)
                     && names_own_object(container)
             {
                 continue;
             }
-            counted_containers.push(*container);
             let name = &self.lexicon.domains[*container].name;
             match document.container {
                 Some(scope) if scope == *container => {
@@ -967,12 +1036,13 @@ impl Index {
                 Some(_) => {}
             }
         }
-        let mut counted: Vec<Reference> = Vec::new();
-        for (domain, reference) in &intent.referenced {
-            if *domain != document.domain || counted.contains(reference) {
+        for (at, (domain, reference)) in intent.referenced.iter().enumerate() {
+            // Each kind of reference to this domain counts once.
+            if *domain != document.domain
+                || intent.referenced[..at].contains(&(*domain, *reference))
+            {
                 continue;
             }
-            counted.push(*reference);
             points += match reference {
                 Reference::Bang | Reference::Mention | Reference::Sigil(_) => NAMING_REFERENCE,
                 Reference::Hash => LEANING_REFERENCE,

@@ -329,6 +329,8 @@ fn says_to_keep(units: &[Unit], at: usize, asked: bool) -> bool {
 /// only as the first word of the request's head ("comment on !42", but "the comments").
 pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
     let units: &[Unit] = &join_separated_verbs(units, lexicon);
+    // Phrases are looked for in the words from each unit on: copied once, not at each.
+    let words: Vec<String> = units.iter().map(|u| u.word.clone()).collect();
     let mut tokens = Vec::new();
     let mut state = State::default();
     let mut first_head = true;
@@ -373,8 +375,8 @@ pub fn read(units: &[Unit], lexicon: &Lexicon) -> Vec<Token> {
                     at + p + 1
                 }
             });
-        let run: Vec<String> = units[at..run_end].iter().map(|u| u.word.clone()).collect();
-        let phrase = lexicon.phrase_at(&run, 0).filter(|(_, meaning)| {
+        let run = &words[at..run_end];
+        let phrase = lexicon.phrase_at(run, 0).filter(|(_, meaning)| {
             // Said first, not in a question ("which merge request closes #58").
             let imperative = units[..at]
                 .iter()
