@@ -315,7 +315,15 @@ impl Index {
         unseen: Option<&str>,
         explain: bool,
     ) -> (Vec<Hit>, i64) {
-        let mut scores: Vec<Scored> = self.score(reading, explain);
+        // A request that is a path and nothing else ("acme/web", "acme/platform/api?") is about
+        // what the path names, as "#34" is about an issue; the words of a name say nothing
+        // of what is asked, so the known requests that share them are no evidence. (A web
+        // address no page is read from is not known to name a project.)
+        let path_only = reading.stems.is_empty()
+            && reading.intent.referenced.is_empty()
+            && !reading.intent.paths.is_empty()
+            && raw.iter().all(|piece| !piece.contains("://"));
+        let mut scores: Vec<Scored> = self.score(reading, path_only, explain);
         // The request is an id, a tool name or an alias.
         if let Some((document, alias)) = self.ids.get(query.to_lowercase().as_str()) {
             let (score, reason) = if *alias {
@@ -352,7 +360,7 @@ impl Index {
                 if reading.intent.verbs.is_empty() {
                     factor -= 25;
                 }
-                for mut scored in self.score(&reading, explain) {
+                for mut scored in self.score(&reading, false, explain) {
                     scored.score = scored.score * factor / 100;
                     match at[scored.document as usize] {
                         Some(place) if scores[place].score >= scored.score => {}
@@ -376,7 +384,9 @@ impl Index {
 
         // The rules' own verdict, before the examples add theirs: whether anything fits well.
         let mut rules_top = scores.iter().map(|s| s.score).max().unwrap_or(0);
-        let favoured = if rules_top > 0 {
+        let favoured = if path_only {
+            None
+        } else if rules_top > 0 {
             let verdict = Verdict::Rules(rules_top);
             self.weigh_examples(&mut scores, query, reading, verdict, unseen, explain)
         } else if !reading.stems.is_empty() {
@@ -612,18 +622,25 @@ impl Index {
         }
     }
 
-    /// Scores every action a reading reaches.
-    fn score(&self, reading: &Reading, explain: bool) -> Vec<Scored> {
+    /// Scores every action a reading reaches; with `path_only`, a whole request that is a
+    /// path and nothing else (`rank`), also the actions of the domains the path names.
+    fn score(&self, reading: &Reading, path_only: bool, explain: bool) -> Vec<Scored> {
         TALLIES.with(|tallies| {
             let mut tallies = tallies.borrow_mut();
             // What the last scoring touched is cleared first, even if it never returned.
             tallies.clear();
             tallies.fit(self.documents.len());
-            self.score_into(&mut tallies, reading, explain)
+            self.score_into(&mut tallies, reading, path_only, explain)
         })
     }
 
-    fn score_into(&self, tallies: &mut Tallies, reading: &Reading, explain: bool) -> Vec<Scored> {
+    fn score_into(
+        &self,
+        tallies: &mut Tallies,
+        reading: &Reading,
+        path_only: bool,
+        explain: bool,
+    ) -> Vec<Scored> {
         let count = self.documents.len();
         let Tallies {
             points,
@@ -747,6 +764,14 @@ impl Index {
         }
         for (domain, _) in &intent.referenced {
             candidates.extend(self.by_domain.get(domain).into_iter().flatten());
+        }
+        // A request that is a path and nothing else: the things of the domains it names
+        // (`rank`; a clause is never read so: "... on the branch from !231, feat/md-tables"
+        // says where).
+        if path_only {
+            for domain in &intent.paths {
+                candidates.extend(self.by_domain.get(domain).into_iter().flatten());
+            }
         }
         if intent.first_person {
             candidates.extend(&self.callers);

@@ -468,8 +468,8 @@ fn words_no_vocabulary_knows_find_what_people_meant_by_them() {
 }
 
 /// A request that is little more than a reference asks for what it names, in GitLab's
-/// own notation: `#34` is an issue, `&12` an epic, and `@bob` someone to look up by
-/// username, whoever else people named in their requests.
+/// own notation: `#34` is an issue, `&12` an epic, `@bob` someone to look up by
+/// username, whoever else people named in their requests, and `acme/web` a project.
 #[test]
 fn a_bare_reference_asks_for_what_it_names() {
     let first = |query: &str| find(query).hits.first().map(|h| h.action.id);
@@ -497,6 +497,15 @@ fn a_bare_reference_asks_for_what_it_names() {
     assert_eq!(first("in %3"), Some("milestone.get"));
     // Beside other words, the same words stay: `git show` reads a commit.
     assert_eq!(first("git show abc123"), Some("repository.commit_get"));
+    // A path said alone names its project, whatever words its name has (known requests
+    // that share them are no evidence); a clause that is a path only says where.
+    for query in ["acme/platform/api", "acme/web?", "platform/billing-service"] {
+        assert_eq!(first(query), Some("project.get"), "{query}");
+    }
+    assert_eq!(
+        first("show me src/parser/table.rs on the branch from !231, feat/md-tables"),
+        Some("repository.file_get")
+    );
 }
 
 fn find(query: &str) -> gitlab_mcp::search::Found {
