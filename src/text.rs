@@ -75,8 +75,7 @@ pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
 }
 
 /// Words up to this long are compared with the table's rows on the stack: a search makes
-/// hundreds of comparisons, and allocating three rows for each was a tenth of its typo
-/// reading.
+/// hundreds of comparisons, and allocating their rows took nearly as long as comparing.
 const ROWS_ON_STACK: usize = 32;
 
 fn distance_within<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {

@@ -250,7 +250,7 @@ struct Scored {
 }
 
 /// `score`'s tallies by document, kept per thread: a search scores once per request and
-/// clause, and allocating and zeroing them each time was a tenth of its scoring.
+/// clause, and allocating and zeroing them each time was nearly a tenth of its scoring.
 #[derive(Default)]
 struct Tallies {
     points: Vec<i64>,
