@@ -40,6 +40,9 @@ pub struct Document {
     pub needs_number: bool,
     /// Lists the things of one thing named by a number (a pipeline's jobs).
     pub lists_by_number: bool,
+    /// Reads one thing whole: its path ends at the thing (`/merge_requests/{iid}`), not
+    /// at a part of it (`/merge_requests/{iid}/approvals`).
+    pub reads_whole: bool,
     pub shape: Shape,
     /// The domain its path is scoped by, by the path's first segment (`project` for
     /// `/projects/{project_id}/...`), if any.
@@ -600,6 +603,7 @@ impl Index {
                 needs_target: reads_one && !targets.is_empty(),
                 needs_number: reads_one && by_number,
                 lists_by_number: !reads_one && by_number,
+                reads_whole: reads_one && ends_at_own_thing(action),
                 shape,
                 container: part.container,
                 takes: taken_domains(action, lexicon),
@@ -758,6 +762,9 @@ impl Index {
             .filter(|t| t.reference.is_none() && matches!(t.role, Role::Head | Role::Context))
             .map(|t| Query::new(t, &self.action_documents, &self.lexicon.actions))
             .collect();
+        // "!12", "show #34": the request names things and says nothing of them.
+        intent.names_only =
+            !intent.referenced.is_empty() && terms.iter().all(|q| intent::is_neutral(&q.word));
         let is_known =
             |q: &&Query| self.postings.contains_key(q.stemmed.as_str()) || q.has_meaning();
         let known = terms.iter().filter(is_known).count();
@@ -1055,6 +1062,20 @@ fn container_param(action: &Action) -> Option<&'static ParamSpec> {
 /// The parameters that name the one thing an action reads, beyond its container: each required
 /// path parameter after the first (`{merge_request_iid}` in
 /// `/projects/{project_id}/merge_requests/{merge_request_iid}`).
+/// Whether the action's path ends at a parameter that takes a thing of its own domain
+/// (`/jobs/{job_id}` for `job.get`, `/snippets/{snippet_id}` for `snippet.get`; not
+/// `/notes/{note_id}` for a merge request's note).
+fn ends_at_own_thing(action: &Action) -> bool {
+    let last = action.path.rsplit('/').next().unwrap_or_default();
+    last.strip_prefix('{')
+        .and_then(|rest| rest.strip_suffix('}'))
+        .is_some_and(|name| {
+            action
+                .required_params()
+                .any(|p| p.name == name && stands_for(p, action.domain))
+        })
+}
+
 fn targets(action: &Action) -> Vec<&'static ParamSpec> {
     let container = container_name(action);
     action

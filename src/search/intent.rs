@@ -82,6 +82,9 @@ pub struct Intent {
     /// A word of the head that asks for nothing names a thing ("the platform group" in
     /// "restore the platform group from its export").
     pub head_names_thing: bool,
+    /// The request names things by reference and says nothing else but how to look
+    /// ("!12", "show #34"); set by the index, which reads the words' terms.
+    pub names_only: bool,
     /// Domains a path-like name (`acme/web`) names, when no word names a container.
     pub paths: Vec<usize>,
     /// Domains a word right before or after a path names ("the acme group", "group

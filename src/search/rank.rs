@@ -65,6 +65,8 @@ const VERB_MISMATCH: i64 = -22;
 const IMPLIED_VERB: i64 = 18;
 /// A plural asks for a list, and the action reads one thing.
 const IMPLIED_MISMATCH: i64 = -10;
+/// A read of the whole thing a request only names.
+const WHOLE_THING: i64 = 16;
 /// The action reads one thing by its id, and the request names none.
 const UNNAMED_TARGET: i64 = -8;
 /// A question (with no verb) and an action that changes something.
@@ -904,6 +906,16 @@ impl Index {
                 Some(_) => points += IMPLIED_MISMATCH,
                 None => {}
             }
+            // A request that only names a thing asks for the thing itself: of the reads
+            // of one such thing, the one that reads it whole, not a part of it ("!12" is
+            // the merge request, before its approvals or its diff).
+            if intent.names_only
+                && document.reads_whole
+                && intent.referenced.iter().any(|(d, _)| *d == document.domain)
+            {
+                points += WHOLE_THING;
+                say(format_args!("reads the thing it names"));
+            }
             // A change is asked for by a verb: a request that names none wants to read.
             if document.action.is_mutation() {
                 points += if intent.question {
@@ -1094,6 +1106,18 @@ impl Index {
             })
         {
             points += REFERENCE_UNUSED;
+        }
+        // Nor has a read of one thing of that very domain that is told no thing to read:
+        // "did pipeline 99 pass" is that pipeline, not the latest one.
+        if document.shape == Shape::One
+            && !document.needs_target
+            && intent
+                .numbered_by_noun
+                .iter()
+                .any(|(domain, noun)| *domain == document.domain && !takes(document.action, noun))
+        {
+            points += REFERENCE_UNUSED;
+            say(format_args!("takes no thing to read"));
         }
         // The domains a named object of this action names are not foreign to it.
         let foreign = intent.domains.iter().all(|domain| {

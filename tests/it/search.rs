@@ -511,6 +511,43 @@ fn a_bare_reference_asks_for_what_it_names() {
     );
 }
 
+/// Asked to be shown a thing in other words than "show", a request reads the thing: the
+/// words of the asking ask for nothing of their own ("give" awarded an emoji, "pull" read
+/// a mirror, "update" changed the issue, "let" allowed a project's CI in). Named alone,
+/// a thing is read whole before any part of it (`!12` is the merge request, not its
+/// approvals), and a thing numbered by its noun is that one, not the latest.
+#[test]
+fn asked_to_be_shown_a_thing_reads_it() {
+    let first = |query: &str| find(query).hits.first().map(|h| h.action.id);
+    for query in [
+        "give me !318",
+        "let me see !318",
+        "any news on !318?",
+        "how is !318 doing",
+        "where is !318 at",
+        "bring up the MR 318",
+        "!318",
+    ] {
+        assert_eq!(first(query), Some("merge_request.get"), "{query}");
+        assert!(find(query).ambiguous.is_empty(), "{query}");
+    }
+    for query in [
+        "any update on #908?",
+        "catch me up on #908",
+        "fill me in on #908",
+    ] {
+        assert_eq!(first(query), Some("issue.get"), "{query}");
+    }
+    assert_eq!(first("pull up job 90813"), Some("job.get"));
+    assert_eq!(first("status of pipeline 90813"), Some("pipeline.get"));
+    // The same words asking for something of their own still do.
+    assert_eq!(
+        first("give @kim a thumbs up on !318"),
+        Some("merge_request.reaction_add")
+    );
+    assert_eq!(first("bring !318 up to date"), Some("merge_request.rebase"));
+}
+
 fn find(query: &str) -> gitlab_mcp::search::Found {
     Index::new(&Policy::default()).find(&FindRequest {
         query: query.into(),

@@ -12,8 +12,9 @@ const FILLER: &[&str] = &[
 
 /// The request's pieces as typed (lower case), split on white space, a GitLab page's web
 /// address read as what it names (`page_words`), a reference written after its project
-/// apart from it (`acme/web#88` is `acme/web #88`), and "take a look" as "look"
-/// (`a_look_taken`).
+/// apart from it (`acme/web#88` is `acme/web #88`), "take a look" as "look"
+/// (`a_look_taken`), and the ways of asking to be shown a thing as "show" ("pull up job
+/// 442", "any news on !12", "how is !12 doing": `shown_asked`, `asked_how_it_is`).
 pub fn pieces(text: &str) -> Vec<String> {
     let mut pieces: Vec<String> = text
         .to_lowercase()
@@ -24,14 +25,84 @@ pub fn pieces(text: &str) -> Vec<String> {
                 .unwrap_or_else(|| vec![piece.to_owned()])
         })
         .collect();
+    asked_how_it_is(&mut pieces);
     let mut at = 0;
     while at < pieces.len() {
         if let Some(said) = a_look_taken(&pieces[at..]) {
             pieces.splice(at..at + said, ["look".to_owned()]);
+        } else if let Some(said) = shown_asked(&pieces[at..]) {
+            pieces.splice(at..at + said, ["show".to_owned()]);
         }
         at += 1;
     }
     pieces
+}
+
+/// Ways to ask to be shown a thing, word by word; a slash separates the words one place
+/// may hold. Said so, their words ask for nothing of their own: "give" is no award ("give
+/// me !12"), "pull" no mirror ("pull up job 442"), "update" no change ("any update on
+/// #34?"), "let" no permission ("let me see #34").
+const SHOWN: &[&[&str]] = &[
+    &["let/lemme", "me", "see/check/view"],
+    &["let/lemme", "me", "look", "at"],
+    &["let's/lets", "see"],
+    &["give", "me"],
+    &["tell", "me", "about"],
+    &["pull/bring", "up"],
+    &["catch", "me", "up", "on/with"],
+    &["fill", "me", "in", "on/about"],
+    &["any", "news/update/updates/progress", "on/about/with"],
+    &["what's/whats", "new/up", "with"],
+];
+
+/// How many pieces at the start of `pieces` ask to be shown something (`SHOWN`). "bring
+/// up to date" is no such ask.
+fn shown_asked(pieces: &[String]) -> Option<usize> {
+    SHOWN.iter().find_map(|words| {
+        let said = words.iter().enumerate().all(|(at, one_of)| {
+            pieces
+                .get(at)
+                .is_some_and(|piece| one_of.split('/').any(|word| word == piece))
+        });
+        let to_date = pieces.get(words.len()).is_some_and(|p| p == "to")
+            && pieces
+                .get(words.len() + 1)
+                .is_some_and(|p| p.starts_with("date"));
+        (said && !to_date).then_some(words.len())
+    })
+}
+
+/// "how is !12 doing?", "how's the import going", "where is !12 at": a whole request that
+/// asks how a thing stands asks to be shown it, as "show !12" does. Its first words become
+/// "show", and its last word goes.
+fn asked_how_it_is(pieces: &mut Vec<String>) {
+    let last = |pieces: &[String]| {
+        pieces
+            .last()
+            .map(|p| p.trim_end_matches(['?', '.', '!']).to_owned())
+    };
+    let opening = match pieces
+        .iter()
+        .take(2)
+        .map(String::as_str)
+        .collect::<Vec<_>>()[..]
+    {
+        ["how", "is" | "are", ..] | ["where", "is" | "are", ..] => 2,
+        ["how's" | "hows" | "where's" | "wheres", ..] => 1,
+        _ => return,
+    };
+    let asks_where = pieces[0].starts_with("where");
+    let closing = last(pieces);
+    let closes = match closing.as_deref() {
+        Some("doing" | "going") => !asks_where,
+        Some("at") => asks_where,
+        _ => false,
+    };
+    // Something must be left between the two ("how's it going" still asks of "it").
+    if closes && pieces.len() > opening + 1 {
+        pieces.pop();
+        pieces.splice(..opening, ["show".to_owned()]);
+    }
 }
 
 /// How many pieces at the start of `pieces` say "look" the long way: "take a look",
@@ -233,6 +304,31 @@ mod tests {
             ["take", "back", "my", "approval"]
         );
         assert_eq!(pieces("take a break"), ["take", "a", "break"]);
+    }
+
+    #[test]
+    fn asking_to_be_shown_is_show() {
+        assert_eq!(pieces("give me !12"), ["show", "!12"]);
+        assert_eq!(pieces("Let me see #34"), ["show", "#34"]);
+        assert_eq!(pieces("pull up job 442"), ["show", "job", "442"]);
+        assert_eq!(pieces("any news on !12?"), ["show", "!12?"]);
+        assert_eq!(pieces("catch me up on #34"), ["show", "#34"]);
+        assert_eq!(pieces("how is !12 doing?"), ["show", "!12"]);
+        assert_eq!(pieces("how's the import going"), ["show", "the", "import"]);
+        assert_eq!(pieces("where is !12 at"), ["show", "!12"]);
+        assert_eq!(pieces("how's going"), ["how's", "going"]);
+        // Said otherwise, the words keep their own sense.
+        assert_eq!(pieces("how is !12"), ["how", "is", "!12"]);
+        assert_eq!(
+            pieces("where is the runbook"),
+            ["where", "is", "the", "runbook"]
+        );
+        assert_eq!(
+            pieces("bring up to date !12"),
+            ["bring", "up", "to", "date", "!12"]
+        );
+        assert_eq!(pieces("let me know when job 5 ends")[..2], ["let", "me"]);
+        assert_eq!(pieces("update on !12")[0], "update");
     }
 
     #[test]
