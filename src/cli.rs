@@ -54,6 +54,18 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+impl Cli {
+    /// Whether this run serves MCP over HTTP: `serve --http`, or no command and
+    /// `GITLAB_MCP_HTTP` set.
+    pub fn serves_http(&self) -> bool {
+        match &self.command {
+            Some(Command::Serve(serve)) => serve.http.http.is_some(),
+            None => ServeArgs::from_environment().is_ok_and(|serve| serve.http.http.is_some()),
+            Some(_) => false,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the MCP server: over stdio (the default), or over Streamable HTTP with --http.
