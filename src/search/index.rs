@@ -1059,9 +1059,6 @@ fn container_param(action: &Action) -> Option<&'static ParamSpec> {
     action.required_params().find(|p| p.name == name)
 }
 
-/// The parameters that name the one thing an action reads, beyond its container: each required
-/// path parameter after the first (`{merge_request_iid}` in
-/// `/projects/{project_id}/merge_requests/{merge_request_iid}`).
 /// Whether the action's path ends at a parameter that takes a thing of its own domain
 /// (`/jobs/{job_id}` for `job.get`, `/snippets/{snippet_id}` for `snippet.get`; not
 /// `/notes/{note_id}` for a merge request's note).
@@ -1076,6 +1073,9 @@ fn ends_at_own_thing(action: &Action) -> bool {
         })
 }
 
+/// The parameters that name the one thing an action reads, beyond its container: each required
+/// path parameter after the first (`{merge_request_iid}` in
+/// `/projects/{project_id}/merge_requests/{merge_request_iid}`).
 fn targets(action: &Action) -> Vec<&'static ParamSpec> {
     let container = container_name(action);
     action

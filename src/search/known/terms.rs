@@ -76,11 +76,6 @@ fn shown_asked(pieces: &[String]) -> Option<usize> {
 /// asks how a thing stands asks to be shown it, as "show !12" does. Its first words become
 /// "show", and its last word goes.
 fn asked_how_it_is(pieces: &mut Vec<String>) {
-    let last = |pieces: &[String]| {
-        pieces
-            .last()
-            .map(|p| p.trim_end_matches(['?', '.', '!']).to_owned())
-    };
     let opening = match pieces
         .iter()
         .take(2)
@@ -92,8 +87,8 @@ fn asked_how_it_is(pieces: &mut Vec<String>) {
         _ => return,
     };
     let asks_where = pieces[0].starts_with("where");
-    let closing = last(pieces);
-    let closes = match closing.as_deref() {
+    let closing = pieces.last().map(|p| p.trim_end_matches(['?', '.', '!']));
+    let closes = match closing {
         Some("doing" | "going") => !asks_where,
         Some("at") => asks_where,
         _ => false,
