@@ -540,6 +540,9 @@ fn asked_to_be_shown_a_thing_reads_it() {
     }
     assert_eq!(first("pull up job 90813"), Some("job.get"));
     assert_eq!(first("status of pipeline 90813"), Some("pipeline.get"));
+    // An issue has a status too: `#908` leans to an issue, and "status" no longer
+    // names only the pipeline's read.
+    assert_eq!(first("status of #908"), Some("issue.get"));
     // The same words asking for something of their own still do.
     assert_eq!(
         first("give @kim a thumbs up on !318"),
