@@ -1046,10 +1046,12 @@ fn named_by_id(param: &ParamSpec) -> impl Iterator<Item = &'static str> {
 /// The name of an action's first path parameter (`project_id` in
 /// `/projects/{project_id}/merge_requests`).
 fn container_name(action: &Action) -> Option<&'static str> {
-    action
-        .path
-        .split('/')
-        .find_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+    action.path.split('/').find_map(parameter_named)
+}
+
+/// The parameter a path segment stands for (`project_id` for `{project_id}`), if it is one.
+fn parameter_named(segment: &str) -> Option<&str> {
+    segment.strip_prefix('{')?.strip_suffix('}')
 }
 
 /// The parameter that names an action's container (`project_id`).
@@ -1064,13 +1066,11 @@ fn container_param(action: &Action) -> Option<&'static ParamSpec> {
 /// `/notes/{note_id}` for a merge request's note).
 fn ends_at_own_thing(action: &Action) -> bool {
     let last = action.path.rsplit('/').next().unwrap_or_default();
-    last.strip_prefix('{')
-        .and_then(|rest| rest.strip_suffix('}'))
-        .is_some_and(|name| {
-            action
-                .required_params()
-                .any(|p| p.name == name && stands_for(p, action.domain))
-        })
+    parameter_named(last).is_some_and(|name| {
+        action
+            .required_params()
+            .any(|p| p.name == name && stands_for(p, action.domain))
+    })
 }
 
 /// The parameters that name the one thing an action reads, beyond its container: each required

@@ -76,14 +76,10 @@ fn shown_asked(pieces: &[String]) -> Option<usize> {
 /// asks how a thing stands asks to be shown it, as "show !12" does. Its first words become
 /// "show", and its last word goes.
 fn asked_how_it_is(pieces: &mut Vec<String>) {
-    let opening = match pieces
-        .iter()
-        .take(2)
-        .map(String::as_str)
-        .collect::<Vec<_>>()[..]
-    {
-        ["how", "is" | "are", ..] | ["where", "is" | "are", ..] => 2,
-        ["how's" | "hows" | "where's" | "wheres", ..] => 1,
+    let word = |at: usize| pieces.get(at).map(String::as_str);
+    let opening = match (word(0), word(1)) {
+        (Some("how" | "where"), Some("is" | "are")) => 2,
+        (Some("how's" | "hows" | "where's" | "wheres"), _) => 1,
         _ => return,
     };
     let asks_where = pieces[0].starts_with("where");
