@@ -289,7 +289,7 @@ fn a_resource_template_may_only_use_required_parameters() {
 fn ids_and_aliases_are_unique() {
     let found = problems("tag.yaml", |t| {
         t.replacen(
-            "    tags: [releases, versions, git tags, version tags]\n",
+            "    tags: [releases, versions, git tags, version tags, newest tag, most recent tag, latest git tag]\n",
             "    tags: [releases]\n    aliases: [branch.list]\n",
             1,
         )

@@ -551,6 +551,31 @@ fn asked_to_be_shown_a_thing_reads_it() {
     assert_eq!(first("bring !318 up to date"), Some("merge_request.rebase"));
 }
 
+#[test]
+fn asked_whether_a_thing_is_done_reads_it() {
+    let first = |query: &str| find(query).hits.first().map(|h| h.action.id);
+    for (query, read) in [
+        ("is #908 done?", "issue.get"),
+        ("is #908 closed", "issue.get"),
+        ("is !318 merged yet", "merge_request.get"),
+        ("has !318 been merged", "merge_request.get"),
+        ("did pipeline 90813 pass?", "pipeline.get"),
+        ("has pipeline 90813 finished", "pipeline.get"),
+        ("is job 90813 done", "job.get"),
+        ("did job 90813 fail", "job.get"),
+        // A username names no one by number: the user is found by it.
+        ("is @kimura blocked?", "user.list"),
+    ] {
+        assert_eq!(first(query), Some(read), "{query}");
+    }
+    // Asked of no thing of its own, or of something else than its state, it keeps its sense.
+    assert_eq!(first("is main green?"), Some("pipeline.latest"));
+    assert_eq!(
+        first("is #908 blocked by anything"),
+        Some("issue.link_list")
+    );
+}
+
 fn find(query: &str) -> gitlab_mcp::search::Found {
     Index::new(&Policy::default()).find(&FindRequest {
         query: query.into(),

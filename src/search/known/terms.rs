@@ -14,7 +14,8 @@ const FILLER: &[&str] = &[
 /// address read as what it names (`page_words`), a reference written after its project
 /// apart from it (`acme/web#88` is `acme/web #88`), "take a look" as "look"
 /// (`a_look_taken`), and the ways of asking to be shown a thing as "show" ("pull up job
-/// 442", "any news on !12", "how is !12 doing": `shown_asked`, `asked_how_it_is`).
+/// 442", "any news on !12", "how is !12 doing", "is #34 done?": `shown_asked`,
+/// `asked_how_it_is`, `asked_whether_done`).
 pub fn pieces(text: &str) -> Vec<String> {
     let mut pieces: Vec<String> = text
         .to_lowercase()
@@ -26,6 +27,7 @@ pub fn pieces(text: &str) -> Vec<String> {
         })
         .collect();
     asked_how_it_is(&mut pieces);
+    asked_whether_done(&mut pieces);
     let mut at = 0;
     while at < pieces.len() {
         if let Some(said) = a_look_taken(&pieces[at..]) {
@@ -94,6 +96,75 @@ fn asked_how_it_is(pieces: &mut Vec<String>) {
         pieces.pop();
         pieces.splice(..opening, ["show".to_owned()]);
     }
+}
+
+/// What a thing has come to, in questions such as "is #34 done?", "did job 442 pass" or
+/// "has !12 been merged yet" (`asked_whether_done`). "green", "blocked" and the like are
+/// not here: they ask about something else than the thing's own state ("is main green" is
+/// a pipeline's, "is #34 blocked" its links'); of a person, `PERSON_STATES` are.
+const STATES: &str = "done closed open merged resolved fixed finished complete completed over \
+    running passed failed succeeded pass fail succeed finish merge close";
+
+/// What a person's account has come to: "is @bob blocked?".
+const PERSON_STATES: &str = "blocked banned active deactivated locked";
+
+/// "is #34 done?", "did pipeline 99 pass", "has !12 in acme/web been merged yet?", "is @bob
+/// blocked": a whole request that asks whether a thing it names by number (or a person it
+/// names) has come to a state (`STATES`, `PERSON_STATES`) asks to be shown it, as "show
+/// #34" does. Its first word becomes "show", and the state goes with the words around it
+/// ("still", "been", "yet", "already", "or not").
+fn asked_whether_done(pieces: &mut Vec<String>) {
+    if !pieces.first().is_some_and(|p| {
+        ["is", "are", "was", "were", "has", "have", "had", "did"].contains(&p.as_str())
+    }) {
+        return;
+    }
+    let bare = |at: usize| pieces[at].trim_end_matches(['?', '.', '!']);
+    let mut end = pieces.len();
+    if end > 2 && bare(end - 1) == "not" && pieces[end - 2] == "or" {
+        end -= 2;
+    }
+    if end > 1 && ["yet", "already", "now"].contains(&bare(end - 1)) {
+        end -= 1;
+    }
+    if end < 3 {
+        return;
+    }
+    let state = bare(end - 1);
+    let is_one_of = |words: &str| words.split_whitespace().any(|word| word == state);
+    let person_state = is_one_of(PERSON_STATES);
+    if !person_state && !is_one_of(STATES) {
+        return;
+    }
+    end -= 1;
+    while end > 1 && ["still", "been", "all", "fully"].contains(&pieces[end - 1].as_str()) {
+        end -= 1;
+    }
+    // The thing asked about: a few words, one clause, with a number or reference in them.
+    // "is main passing" names no thing of its own, "is there an MR yet" asks whether one
+    // exists, "did any of the jobs of pipeline 9 fail" asks of several.
+    let thing = &pieces[1..end];
+    let named = if person_state {
+        thing.iter().any(|p| p.len() > 1 && p.starts_with('@'))
+    } else {
+        thing.iter().any(|p| {
+            p.trim_start_matches(['#', '!', '&', '$', '%'])
+                .starts_with(|c: char| c.is_ascii_digit())
+        })
+    };
+    let one_clause = thing.iter().all(|p| !p.ends_with([',', '?', ';']));
+    let asks_of_others = thing.first().is_some_and(|p| {
+        [
+            "there", "anyone", "anybody", "someone", "somebody", "everyone", "any", "all", "every",
+            "we", "i", "you",
+        ]
+        .contains(&p.as_str())
+    });
+    if thing.is_empty() || thing.len() > 8 || !named || !one_clause || asks_of_others {
+        return;
+    }
+    pieces.truncate(end);
+    pieces[0] = "show".to_owned();
 }
 
 /// How many pieces at the start of `pieces` say "look" the long way: "take a look",
@@ -307,6 +378,15 @@ mod tests {
         assert_eq!(pieces("how is !12 doing?"), ["show", "!12"]);
         assert_eq!(pieces("how's the import going"), ["show", "the", "import"]);
         assert_eq!(pieces("where is !12 at"), ["show", "!12"]);
+        assert_eq!(pieces("is #34 done?"), ["show", "#34"]);
+        assert_eq!(pieces("did pipeline 99 pass"), ["show", "pipeline", "99"]);
+        assert_eq!(
+            pieces("has !12 in acme/web been merged yet?"),
+            ["show", "!12", "in", "acme/web"]
+        );
+        assert_eq!(pieces("is job 442 still running"), ["show", "job", "442"]);
+        assert_eq!(pieces("is @bob blocked?"), ["show", "@bob"]);
+        assert_eq!(pieces("was !12 merged or not?"), ["show", "!12"]);
         assert_eq!(pieces("how's going"), ["how's", "going"]);
         // Said otherwise, the words keep their own sense.
         assert_eq!(pieces("how is !12"), ["how", "is", "!12"]);
@@ -320,6 +400,10 @@ mod tests {
         );
         assert_eq!(pieces("let me know when job 5 ends")[..2], ["let", "me"]);
         assert_eq!(pieces("update on !12")[0], "update");
+        assert_eq!(pieces("is main passing?"), ["is", "main", "passing?"]);
+        assert_eq!(pieces("is #34 blocked"), ["is", "#34", "blocked"]);
+        assert_eq!(pieces("is @bob done")[0], "is");
+        assert_eq!(pieces("are there issues from #34 still open")[0], "are");
     }
 
     #[test]
