@@ -713,6 +713,30 @@ fn filter(
         "active" if record.get("state").is_some() => {
             value != "true" || record.get("state").and_then(Value::as_str) == Some("active")
         }
+        // Users: `blocked`, `admins` and `humans` are flags over the record's own fields;
+        // `admins` only for an administrator, as GitLab ignores it for anyone else.
+        "blocked" if record.get("state").is_some() => {
+            value != "true" || record.get("state").and_then(Value::as_str) == Some("blocked")
+        }
+        "admins" if record.get("is_admin").is_some() => {
+            value != "true"
+                || user.get("is_admin") != Some(&Value::Bool(true))
+                || record.get("is_admin") == Some(&Value::Bool(true))
+        }
+        "humans" if record.get("bot").is_some() => {
+            value != "true" || record.get("bot") != Some(&Value::Bool(true))
+        }
+        // Creation bounds, both inclusive as GitLab's `created_after` / `created_before`
+        // scopes are, on ISO 8601 times in UTC (which sort as text; a bare date is its
+        // midnight).
+        "created_after" if record.get("created_at").is_some() => record
+            .get("created_at")
+            .and_then(Value::as_str)
+            .is_some_and(|at| at >= value),
+        "created_before" if record.get("created_at").is_some() => record
+            .get("created_at")
+            .and_then(Value::as_str)
+            .is_some_and(|at| at <= value),
         "ref_name" => record
             .get("_branches")
             .and_then(Value::as_array)

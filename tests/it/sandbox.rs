@@ -1360,3 +1360,46 @@ async fn public_deploy_keys_join_the_instance_list() {
         "{active:?}"
     );
 }
+
+/// `GET /users` narrows by the account's state, kind and creation time, and `admins` only
+/// for an administrator: GitLab ignores it for anyone else.
+#[tokio::test]
+async fn users_are_filtered_by_state_kind_and_creation() {
+    let api = Api::start().await;
+    let usernames = |token: &'static str, query: &'static str| {
+        let url = format!("{}/api/v4/users?per_page=100&{query}", api.sandbox.url());
+        let request = api.http.get(url).header("PRIVATE-TOKEN", token);
+        async move {
+            let users: Value =
+                serde_json::from_str(&request.send().await.unwrap().text().await.unwrap()).unwrap();
+            let mut names: Vec<String> = users
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u["username"].as_str().unwrap().to_owned())
+                .collect();
+            names.sort();
+            names
+        }
+    };
+    assert_eq!(usernames(TOKEN, "blocked=true").await, ["frank"]);
+    assert_eq!(usernames(TOKEN, "external=true").await, ["frank"]);
+    assert!(
+        !usernames(TOKEN, "humans=true")
+            .await
+            .contains(&"renovate-bot".to_owned())
+    );
+    let everyone = usernames(TOKEN, "").await;
+    assert!(everyone.len() > 2);
+    assert_eq!(usernames(TOKEN, "admins=true").await, everyone);
+    assert_eq!(
+        usernames(sandbox::TOKEN_ADMIN, "admins=true").await,
+        ["root"]
+    );
+    let joined = usernames(
+        TOKEN,
+        "created_after=2025-05-01&created_before=2025-06-01T20:00:00Z",
+    )
+    .await;
+    assert_eq!(joined, ["gina", "ivan"]);
+}
