@@ -141,8 +141,8 @@ fn asked_whether_done(pieces: &mut Vec<String>) {
         end -= 1;
     }
     // The thing asked about: a few words, one clause, with a number or reference in them.
-    // "is main passing" names no thing of its own, "is there an MR yet" asks whether one
-    // exists, "did any of the jobs of pipeline 9 fail" asks of several.
+    // "has the deploy finished" names no thing of its own, "are there issues still open"
+    // asks whether some exist, "did any of the jobs of pipeline 9 fail" asks of several.
     let thing = &pieces[1..end];
     let named = if person_state {
         thing.iter().any(|p| p.len() > 1 && p.starts_with('@'))
@@ -400,7 +400,11 @@ mod tests {
         );
         assert_eq!(pieces("let me know when job 5 ends")[..2], ["let", "me"]);
         assert_eq!(pieces("update on !12")[0], "update");
-        assert_eq!(pieces("is main passing?"), ["is", "main", "passing?"]);
+        assert_eq!(
+            pieces("has the deploy finished?"),
+            ["has", "the", "deploy", "finished?"]
+        );
+        assert_eq!(pieces("did any of the jobs of pipeline 9 fail")[0], "did");
         assert_eq!(pieces("is #34 blocked"), ["is", "#34", "blocked"]);
         assert_eq!(pieces("is @bob done")[0], "is");
         assert_eq!(pieces("are there issues from #34 still open")[0], "are");
