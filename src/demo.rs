@@ -1,8 +1,9 @@
 //! `gitlab-mcp demo`: a short, real MCP session against the sandbox, printed for a person.
 //!
-//! It starts this same binary as an MCP server over stdio (`--sandbox serve`, default
-//! dynamic surface), connects as an MCP client, and walks through what an assistant does:
-//! find an action, run it, follow the next steps, and meet the safety rails.
+//! It starts this same binary as an MCP server over stdio (`--sandbox serve`, on the
+//! surface asked for, dynamic by default), connects as an MCP client, and walks through
+//! what an assistant does: find an action, run it, follow the next steps, and meet the
+//! safety rails. Each step names an action; `tool_call` says how the surface calls it.
 
 use std::process::{ExitCode, Stdio};
 
@@ -13,6 +14,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::config::Options;
 use crate::output::json::to_text;
+use crate::surfaces::SurfaceKind;
 
 pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     let surface = options.surface()?;
@@ -68,59 +70,92 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
             .join(", ")
     )?;
 
+    if matches!(surface, SurfaceKind::Dynamic) {
+        section("Find the action for a task, in plain words")?;
+        let arguments = json!({"query": "show the open merge requests of a project", "limit": 3});
+        call(&mut server, "gitlab_find_action", &arguments).await?;
+    } else {
+        // Meta and individual tools have no search: their actions are read from the catalog.
+        section("Look up a domain's actions in the catalog")?;
+        read(&mut server, "gitlab://tools/merge_request").await?;
+    }
     let steps: &[(&str, &str, Value)] = &[
         (
-            "Find the action for a task, in plain words",
-            "gitlab_find_action",
-            json!({"query": "show the open merge requests of a project", "limit": 3}),
-        ),
-        (
             "Run it",
-            "gitlab_execute_action",
-            json!({"action": "merge_request.list", "params": {"project_id": "acme/platform/api", "per_page": 5}}),
+            "merge_request.list",
+            json!({"project_id": "acme/platform/api", "per_page": 5}),
         ),
         (
             "Open one merge request (note the resource link)",
-            "gitlab_execute_action",
-            json!({"action": "merge_request.get", "params": {"project": "acme/platform/api", "mr_iid": 56}}),
+            "merge_request.get",
+            json!({"project": "acme/platform/api", "mr_iid": 56}),
         ),
         (
             "Is the default branch green?",
-            "gitlab_execute_action",
-            json!({"action": "pipeline.latest", "params": {"project_id": "acme/platform/api"}}),
+            "pipeline.latest",
+            json!({"project_id": "acme/platform/api"}),
         ),
         (
             "Which jobs failed?",
-            "gitlab_execute_action",
-            json!({"action": "job.list", "params": {"project_id": "acme/platform/api", "pipeline_id": 9012, "scope": ["failed"]}}),
+            "job.list",
+            json!({"project_id": "acme/platform/api", "pipeline_id": 9012, "scope": ["failed"]}),
         ),
         (
             "Why: the end of the failed job's log",
-            "gitlab_execute_action",
-            json!({"action": "job.log", "params": {"project_id": "acme/platform/api", "job_id": 70042, "lines": 12}}),
+            "job.log",
+            json!({"project_id": "acme/platform/api", "job_id": 70042, "lines": 12}),
         ),
         (
             "A destructive action without confirmation is refused",
-            "gitlab_execute_action",
-            json!({"action": "branch.delete", "params": {"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}}),
+            "branch.delete",
+            json!({"project_id": "acme/platform/api", "branch_name": "fix/login-pipe"}),
         ),
         (
             "A typo in a parameter gets a repairable error",
-            "gitlab_execute_action",
-            json!({"action": "issue.get", "params": {"project_id": "acme/platform/api", "issue": 17, "colour": "red"}}),
+            "issue.get",
+            json!({"project_id": "acme/platform/api", "issue": 17, "colour": "red"}),
         ),
     ];
-    for (title, tool, arguments) in steps {
+    for (title, action, params) in steps {
         section(title)?;
-        say!("→ {tool} {}\n", to_text(arguments))?;
-        let result = server
-            .request("tools/call", json!({"name": tool, "arguments": arguments}))
-            .await?;
-        print_result(&result)?;
+        let (tool, arguments) = tool_call(surface, action, params);
+        call(&mut server, &tool, &arguments).await?;
     }
 
     section("Read the merge request as a resource")?;
-    let uri = "gitlab://project/acme%2Fplatform%2Fapi/mr/56";
+    read(&mut server, "gitlab://project/acme%2Fplatform%2Fapi/mr/56").await?;
+    server.close().await?;
+    say!()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tool and arguments that run `action` with `params` on this surface.
+fn tool_call(surface: SurfaceKind, action: &str, params: &Value) -> (String, Value) {
+    let (domain, name) = action.split_once('.').unwrap_or((action, ""));
+    match surface {
+        SurfaceKind::Dynamic => (
+            "gitlab_execute_action".to_owned(),
+            json!({"action": action, "params": params}),
+        ),
+        SurfaceKind::Meta => (
+            format!("gitlab_{domain}"),
+            json!({"action": name, "params": params}),
+        ),
+        SurfaceKind::Individual => (format!("gitlab_{domain}_{name}"), params.clone()),
+    }
+}
+
+/// Calls a tool and prints the call and its result.
+async fn call(server: &mut Server, tool: &str, arguments: &Value) -> anyhow::Result<()> {
+    say!("→ {tool} {}\n", to_text(arguments))?;
+    let result = server
+        .request("tools/call", json!({"name": tool, "arguments": arguments}))
+        .await?;
+    Ok(print_result(&result)?)
+}
+
+/// Reads a resource and prints the start of its text.
+async fn read(server: &mut Server, uri: &str) -> anyhow::Result<()> {
     say!("→ resources/read {uri}\n")?;
     let resource = server
         .request("resources/read", json!({"uri": uri}))
@@ -135,9 +170,7 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
             )?;
         }
     }
-    server.close().await?;
-    say!()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The server under demonstration, spoken to as an MCP client speaks over stdio: one

@@ -220,6 +220,35 @@ fn the_demo_shows_no_fixture_no_blank_runs_and_the_readme_figure() {
     );
 }
 
+/// `demo --tool-surface` is offered on its command line: every surface walks the same
+/// steps through its own tools (meta and individual have no find tool, so they read a
+/// domain's actions from the catalog instead).
+#[test]
+fn the_demo_runs_on_every_surface() {
+    for (surface, run_tool) in [
+        ("meta", "→ gitlab_merge_request {\"action\":\"list\""),
+        ("individual", "→ gitlab_merge_request_list {"),
+    ] {
+        let output = binary()
+            .args(["demo", "--tool-surface", surface])
+            .output()
+            .unwrap();
+        let screen = String::from_utf8(output.stdout).unwrap();
+        assert!(output.status.success(), "{surface}: {screen}");
+        assert!(screen.contains(run_tool), "{surface}: {screen}");
+        assert!(
+            screen.contains("→ resources/read gitlab://tools/merge_request"),
+            "{surface}: {screen}"
+        );
+        // The refused delete and the repaired typo, as on the dynamic surface.
+        assert!(screen.contains("`confirm: true`"), "{surface}: {screen}");
+        assert!(
+            screen.contains("`colour` is not a parameter"),
+            "{surface}: {screen}"
+        );
+    }
+}
+
 #[test]
 fn readme_figures_come_from_benchmarks_md() {
     let readme = repo_file("README.md");
