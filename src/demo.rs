@@ -14,6 +14,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::config::Options;
 use crate::output::json::to_text;
+use crate::resources::CapabilitySurface;
 use crate::surfaces::SurfaceKind;
 
 pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
@@ -122,8 +123,11 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         call(&mut server, &tool, &arguments).await?;
     }
 
-    section("Read the merge request as a resource")?;
-    read(&mut server, "gitlab://project/acme%2Fplatform%2Fapi/mr/56").await?;
+    // With the minimal capability surface there are no entity resources to read.
+    if matches!(options.capability_surface, CapabilitySurface::Full) {
+        section("Read the merge request as a resource")?;
+        read(&mut server, "gitlab://project/acme%2Fplatform%2Fapi/mr/56").await?;
+    }
     server.close().await?;
     say!()?;
     Ok(ExitCode::SUCCESS)

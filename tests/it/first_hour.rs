@@ -220,9 +220,9 @@ fn the_demo_shows_no_fixture_no_blank_runs_and_the_readme_figure() {
     );
 }
 
-/// `demo --tool-surface` is offered on its command line: every surface walks the same
-/// steps through its own tools (meta and individual have no find tool, so they read a
-/// domain's actions from the catalog instead).
+/// `demo --tool-surface` and `--capability-surface` are offered on its command line: every
+/// surface walks the same steps through its own tools (meta and individual have no find
+/// tool, so they read a domain's actions from the catalog instead).
 #[test]
 fn the_demo_runs_on_every_surface() {
     for (surface, run_tool) in [
@@ -247,6 +247,17 @@ fn the_demo_runs_on_every_surface() {
             "{surface}: {screen}"
         );
     }
+    // `--capability-surface minimal` offers no entity resources: the demo reads none.
+    let output = binary()
+        .args(["demo", "--capability-surface", "minimal"])
+        .output()
+        .unwrap();
+    let screen = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "minimal: {screen}");
+    assert!(
+        !screen.contains("resources/read gitlab://project/"),
+        "{screen}"
+    );
 }
 
 #[test]
