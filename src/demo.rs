@@ -3,7 +3,7 @@
 //! It starts this same binary as an MCP server over stdio (`--sandbox serve`, on the
 //! surface asked for, dynamic by default), connects as an MCP client, and walks through
 //! what an assistant does: find an action, run it, follow the next steps, and meet the
-//! safety rails. Each step names an action; `tool_call` says how the surface calls it.
+//! safety rails. Each step names an action; `SurfaceKind::call` says how the surface calls it.
 
 use std::process::{ExitCode, Stdio};
 
@@ -12,10 +12,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+use crate::catalog;
 use crate::config::Options;
 use crate::output::json::to_text;
 use crate::resources::CapabilitySurface;
-use crate::surfaces::SurfaceKind;
+use crate::surfaces::{FIND_TOOL, SurfaceKind};
 
 pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     let surface = options.surface()?;
@@ -74,7 +75,7 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     if matches!(surface, SurfaceKind::Dynamic) {
         section("Find the action for a task, in plain words")?;
         let arguments = json!({"query": "show the open merge requests of a project", "limit": 3});
-        call(&mut server, "gitlab_find_action", &arguments).await?;
+        call(&mut server, FIND_TOOL, &arguments).await?;
     } else {
         // Meta and individual tools have no search: their actions are read from the catalog.
         section("Look up a domain's actions in the catalog")?;
@@ -119,7 +120,8 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     ];
     for (title, action, params) in steps {
         section(title)?;
-        let (tool, arguments) = tool_call(surface, action, params);
+        let action = catalog::find(action).with_context(|| format!("no action {action}"))?;
+        let (tool, arguments) = surface.call(action, params.clone());
         call(&mut server, &tool, &arguments).await?;
     }
 
@@ -131,22 +133,6 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     server.close().await?;
     say!()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The tool and arguments that run `action` with `params` on this surface.
-fn tool_call(surface: SurfaceKind, action: &str, params: &Value) -> (String, Value) {
-    let (domain, name) = action.split_once('.').unwrap_or((action, ""));
-    match surface {
-        SurfaceKind::Dynamic => (
-            "gitlab_execute_action".to_owned(),
-            json!({"action": action, "params": params}),
-        ),
-        SurfaceKind::Meta => (
-            format!("gitlab_{domain}"),
-            json!({"action": name, "params": params}),
-        ),
-        SurfaceKind::Individual => (format!("gitlab_{domain}_{name}"), params.clone()),
-    }
 }
 
 /// Calls a tool and prints the call and its result.

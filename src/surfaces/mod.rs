@@ -43,6 +43,21 @@ impl SurfaceKind {
             Self::Individual => "individual",
         }
     }
+
+    /// The tool and arguments that run `action` with `params` on this surface.
+    pub fn call(self, action: &Action, params: Value) -> (String, Value) {
+        match self {
+            Self::Individual => (action.tool_name(), params),
+            Self::Meta => (
+                format!("gitlab_{}", action.domain),
+                json!({"action": action.name, "params": params}),
+            ),
+            Self::Dynamic => (
+                EXECUTE_TOOL.to_owned(),
+                json!({"action": action.id, "params": params}),
+            ),
+        }
+    }
 }
 
 /// How much of each action's parameters a meta tool's input schema spells out.
@@ -161,15 +176,8 @@ impl Surface {
 
     /// The name a caller uses to reach an action on this surface, for docs and resources.
     pub fn call_shape(&self, action: &Action) -> Value {
-        match self.kind {
-            SurfaceKind::Individual => json!({"tool": action.tool_name(), "arguments": "params"}),
-            SurfaceKind::Meta => {
-                json!({"tool": format!("gitlab_{}", action.domain), "arguments": {"action": action.name, "params": "params"}})
-            }
-            SurfaceKind::Dynamic => {
-                json!({"tool": EXECUTE_TOOL, "arguments": {"action": action.id, "params": "params"}})
-            }
-        }
+        let (tool, arguments) = self.kind.call(action, json!("params"));
+        json!({"tool": tool, "arguments": arguments})
     }
 }
 
