@@ -1059,10 +1059,10 @@ fn requests_for_what_the_catalog_lacks_say_so() {
     let found = find("summarize #34");
     assert_eq!(found.hits[0].action.id, "issue.get");
     let missing = found.missing.expect("no action summarizes");
-    // The issue's domain first (merge requests, which are summarized too, may follow).
-    assert!(
-        missing.starts_with("No action manages “summarize”; nearest: issues"),
-        "{missing}"
+    // The issue's domain first, then merge requests, which are summarized too.
+    assert_eq!(
+        missing,
+        "No action manages “summarize”; nearest: issues, merge requests."
     );
     // Over MCP, the same sentence is in the find answer's text.
     let index = Index::new(&Policy::default());
