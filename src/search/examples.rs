@@ -254,13 +254,14 @@ impl Examples {
             }
         }
         let touched = &touched[..touched_count];
+        let request_actions = table.request_actions();
         // Each action's three nearest requests.
         for &request in touched.iter() {
             let score = scores[request as usize];
             if unseen.contains(&request) {
                 continue;
             }
-            for action in table.request_actions(request as usize) {
+            for action in request_actions.of(request as usize) {
                 let best = &mut nearest[action as usize];
                 // Most requests are no nearer than the action's third nearest so far.
                 if score < best[2].0 {
@@ -351,7 +352,7 @@ impl Examples {
         let mut removed: HashMap<(u32, usize), u32> = HashMap::new();
         let mut lengths = table.profile_lengths();
         for &request in unseen {
-            for action in table.request_actions(request as usize) {
+            for action in table.request_actions().of(request as usize) {
                 lengths[action as usize] -= unseen_terms.len() as u32;
                 for &term in &unseen_known {
                     *removed.entry((action, term)).or_default() += 1;

@@ -288,6 +288,23 @@ impl Postings<'_> {
     }
 }
 
+/// Each request's actions (`Table::request_actions`).
+pub struct RequestActions<'a> {
+    ends: &'a [u8],
+    actions: &'a [u8],
+}
+
+impl RequestActions<'_> {
+    /// The actions (numbers, `Table::action`) that answer request `request`.
+    pub fn of(&self, request: usize) -> impl Iterator<Item = u32> + '_ {
+        let end = |request: usize| {
+            u32::from_le_bytes(fixed(&self.ends[request * 4..request * 4 + 4])) as usize
+        };
+        let start = request.checked_sub(1).map_or(0, end);
+        u32s(&self.actions[start * 4..end(request) * 4])
+    }
+}
+
 /// A term's profile entries: the actions whose profile holds it, how many times, and its
 /// weight in that profile.
 pub struct Profile<'a> {
@@ -425,9 +442,14 @@ impl Table {
         self.slice(Array::TextEnds, Array::Texts, request, 1)
     }
 
-    /// The actions (numbers, `action`) that answer request `request`.
-    pub fn request_actions(&self, request: usize) -> impl Iterator<Item = u32> + '_ {
-        u32s(self.slice(Array::ActionEnds, Array::Actions, request, 4))
+    /// The actions (numbers, `action`) that answer each request, read through arrays
+    /// looked up once: a search reads them for every request it touched (some 4,000),
+    /// and finding the arrays in the block again for each was 4% of its time.
+    pub fn request_actions(&self) -> RequestActions<'_> {
+        RequestActions {
+            ends: self.bytes(Array::ActionEnds),
+            actions: self.bytes(Array::Actions),
+        }
     }
 
     /// How many actions the requests name.
