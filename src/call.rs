@@ -179,7 +179,7 @@ pub async fn read_list(
     let mut items = Vec::new();
     let mut kept = 0;
     let read = stream
-        .read_list(cap, |item| {
+        .read_list(cap, &declared(entity), |item| {
             if let Some(item) = catalog::conform_item(item, entity, &mut unreadable) {
                 kept += json::to_text(&item).len();
                 items.push(item);
@@ -210,12 +210,18 @@ pub async fn read_list(
     Ok(Value::Object(structured))
 }
 
+/// Whether an answer's field is one `entity` declares: `conform` reads no other, so the
+/// others are not even built.
+fn declared(entity: &catalog::Entity) -> impl Fn(&str) -> bool + Sync + '_ {
+    |key| entity.fields.iter().any(|field| field.name == key)
+}
+
 /// The structure of a GitLab answer, fitted to the action's result shape.
 pub fn decode(action: &Action, args: &Args, response: &Response) -> Result<Value, GitlabError> {
     match action.result {
         // GitLab answers `null` for a singleton that is not set (a project's push rules):
         // not found, like a 404.
-        ResultShape::Single { entity } => match response.value()? {
+        ResultShape::Single { entity } => match response.value_keeping(&declared(entity))? {
             Value::Null => Err(GitlabError::new(
                 ErrorKind::NotFound,
                 "GitLab answered null",

@@ -148,19 +148,21 @@ pub enum ListBody {
 
 impl BodyStream {
     /// Reads a JSON list one item at a time, handing each (pruned of nulls and empty
-    /// values) to `take`, which says whether to go on. Only the item being read is held,
-    /// so a list of any length costs the items kept; an item over `cap` bytes is refused
-    /// as a body over the cap is, and the read stops after `cap` bytes in all.
+    /// values, and an object of the fields `keep` accepts only) to `take`, which says
+    /// whether to go on. Only the item being read is held, so a list of any length costs
+    /// the items kept; an item over `cap` bytes is refused as a body over the cap is, and
+    /// the read stops after `cap` bytes in all.
     pub async fn read_list(
         mut self,
         cap: usize,
+        keep: &(dyn Fn(&str) -> bool + Sync),
         mut take: impl FnMut(Value) -> bool,
     ) -> Result<ListBody, GitlabError> {
         let mut splitter = ItemSplitter::default();
         while let Some(piece) = self.chunk().await? {
             let mut parsed = Ok(true);
             let step = splitter.feed(&piece, cap, |item| {
-                parsed = serde_json::from_slice::<Value>(item).map(|mut value| {
+                parsed = super::pick::parse_keeping(item, keep).map(|mut value| {
                     super::client::prune(&mut value);
                     take(value)
                 });

@@ -573,7 +573,13 @@ impl Response {
     /// The body as JSON with `null`s and empty values removed, so that typed results never
     /// carry placeholders.
     pub fn value(&self) -> Result<Value, GitlabError> {
-        let mut value: Value = serde_json::from_slice(&self.body).map_err(|error| {
+        self.value_keeping(&|_| true)
+    }
+
+    /// The same, an object keeping only the fields `keep` accepts (`pick`): the others
+    /// are skipped as they are read, never built.
+    pub fn value_keeping(&self, keep: &dyn Fn(&str) -> bool) -> Result<Value, GitlabError> {
+        let mut value = super::pick::parse_keeping(&self.body, keep).map_err(|error| {
             if looks_like_html(&self.body) {
                 GitlabError::new(ErrorKind::BadResponse, HTML_INSTEAD)
             } else {

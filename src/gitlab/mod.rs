@@ -10,6 +10,7 @@ mod client;
 mod error;
 pub mod graphql;
 mod pagination;
+mod pick;
 pub mod redirect;
 mod request;
 pub mod retry;
