@@ -18,6 +18,14 @@ use crate::output::json::to_text;
 use crate::resources::CapabilitySurface;
 use crate::surfaces::{FIND_TOOL, SurfaceKind};
 
+/// A setting's value as its environment variable takes it (the name clap parses).
+fn setting(value: &impl clap::ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map(|possible| possible.get_name().to_owned())
+        .unwrap_or_default()
+}
+
 pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
     let surface = options.surface()?;
     let mut command = Command::new(std::env::current_exe()?);
@@ -25,18 +33,8 @@ pub async fn run(options: &Options) -> anyhow::Result<ExitCode> {
         .arg("--sandbox")
         .arg("serve")
         .env("TOOL_SURFACE", surface.name())
-        .env(
-            "META_PARAM_SCHEMA",
-            clap::ValueEnum::to_possible_value(&options.meta_param_schema)
-                .map(|v| v.get_name().to_owned())
-                .unwrap_or_default(),
-        )
-        .env(
-            "CAPABILITY_SURFACE",
-            clap::ValueEnum::to_possible_value(&options.capability_surface)
-                .map(|v| v.get_name().to_owned())
-                .unwrap_or_default(),
-        )
+        .env("META_PARAM_SCHEMA", setting(&options.meta_param_schema))
+        .env("CAPABILITY_SURFACE", setting(&options.capability_surface))
         .env_remove("GITLAB_TOKEN");
     let mut server = Server::spawn(command)?;
 
