@@ -110,6 +110,18 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_refused_where_kept_and_costs_no_stack_where_skipped() {
+        let deep = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let kept = format!(r#"{{"a": {}}}"#, deep(200));
+        assert!(parse_keeping(kept.as_bytes(), &keep_ab).is_err());
+        let skipped = format!(r#"{{"a": 1, "c": {}}}"#, deep(100_000));
+        assert_eq!(
+            parse_keeping(skipped.as_bytes(), &keep_ab).unwrap(),
+            json!({"a": 1})
+        );
+    }
+
+    #[test]
     fn a_skipped_field_is_still_checked_as_json() {
         for json in [
             &br#"{"a": 1, "c": [1,}"#[..],
