@@ -242,6 +242,7 @@ enum Verdict<'a> {
 }
 
 /// One action's score for a reading.
+#[derive(Clone)]
 struct Scored {
     document: u32,
     score: i64,
@@ -326,6 +327,15 @@ impl Index {
             && !reading.intent.paths.is_empty()
             && raw.iter().all(|piece| !piece.contains("://"));
         let mut scores: Vec<Scored> = self.score(reading, path_only, explain);
+        // A long prompt with no joining word or stop inside is one clause, the prompt itself:
+        // its reading and scores are the whole prompt's, kept rather than worked out again.
+        let clauses = if raw.len() >= LONG_PROMPT {
+            clauses(raw)
+        } else {
+            Vec::new()
+        };
+        let mut whole_clause =
+            (clauses.len() == 1 && clauses[0] == raw && !path_only).then(|| scores.clone());
         // The request is an id, a tool name or an alias.
         if let Some((document, alias)) = self.ids.get(query.to_lowercase().as_str()) {
             let (score, reason) = if *alias {
@@ -345,7 +355,7 @@ impl Index {
         // Long prompts: each clause is scored on its own too, earlier ones a little higher
         // (the first thing asked for is usually the first thing to do), and clauses that
         // say no operation lower (they tend to be context: "the pipeline on main failed").
-        if raw.len() >= LONG_PROMPT {
+        if !clauses.is_empty() {
             // The whole prompt mixes every task it mentions; a clause that asks for one
             // thing on its own should be able to beat it.
             for scored in &mut scores {
@@ -356,13 +366,20 @@ impl Index {
             for (place, scored) in scores.iter().enumerate() {
                 at[scored.document as usize] = Some(place);
             }
-            for (position, clause) in clauses(raw).iter().enumerate() {
-                let reading = self.read(clause);
+            for (position, clause) in clauses.iter().enumerate() {
+                let (said, scored) = match whole_clause.take() {
+                    Some(scored) => (None, scored),
+                    None => {
+                        let said = self.read(clause);
+                        let scored = self.score(&said, false, explain);
+                        (Some(said), scored)
+                    }
+                };
                 let mut factor = (90 - 8 * position as i64).max(50);
-                if reading.intent.verbs.is_empty() {
+                if said.as_ref().unwrap_or(reading).intent.verbs.is_empty() {
                     factor -= 25;
                 }
-                for mut scored in self.score(&reading, false, explain) {
+                for mut scored in scored {
                     scored.score = scored.score * factor / 100;
                     match at[scored.document as usize] {
                         Some(place) if scores[place].score >= scored.score => {}
