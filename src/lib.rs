@@ -18,6 +18,7 @@ macro_rules! say {
 }
 
 pub mod approval;
+pub mod background;
 pub mod call;
 pub mod catalog;
 pub mod cli;

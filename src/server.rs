@@ -165,7 +165,7 @@ impl GitlabServer {
         // Reading the catalog's texts for search does not depend on the instance: it runs
         // while fitting waits for GitLab, and the index after it only assembles.
         let reading = (self.inner.kind == SurfaceKind::Dynamic)
-            .then(|| tokio::task::spawn_blocking(crate::search::Prepared::built_in));
+            .then(|| crate::background::spawn_yielding(crate::search::Prepared::built_in));
         // Likewise the individual surface's thousand schemas, which fitting only filters,
         // unless its tools are listed as text (stdio) and nothing else needs them parsed.
         let parsing = (self.inner.kind == SurfaceKind::Individual).then(|| {
