@@ -297,12 +297,16 @@ pub struct RequestActions<'a> {
 impl RequestActions<'_> {
     /// The actions (numbers, `Table::action`) that answer request `request`.
     pub fn of(&self, request: usize) -> impl Iterator<Item = u32> + '_ {
-        let end = |request: usize| {
-            u32::from_le_bytes(fixed(&self.ends[request * 4..request * 4 + 4])) as usize
-        };
-        let start = request.checked_sub(1).map_or(0, end);
-        u32s(&self.actions[start * 4..end(request) * 4])
+        let (start, end) = span(self.ends, request);
+        u32s(&self.actions[start * 4..end * 4])
     }
+}
+
+/// Where element `index` of the array after an `*Ends` array (`ends`, its bytes) lies: from
+/// where the element before it ends to where it ends.
+fn span(ends: &[u8], index: usize) -> (usize, usize) {
+    let end = |index: usize| u32::from_le_bytes(fixed(&ends[index * 4..index * 4 + 4])) as usize;
+    (index.checked_sub(1).map_or(0, end), end(index))
 }
 
 /// A term's profile entries: the actions whose profile holds it, how many times, and its
@@ -393,21 +397,8 @@ impl Table {
         self.bytes(array).len() / 4
     }
 
-    fn u32_at(&self, array: Array, index: usize) -> u32 {
-        u32::from_le_bytes(fixed(&self.bytes(array)[index * 4..index * 4 + 4]))
-    }
-
-    /// Where element `index` of an array with `ends` lies in the array after it.
-    fn span(&self, ends: Array, index: usize) -> (usize, usize) {
-        let start = match index {
-            0 => 0,
-            _ => self.u32_at(ends, index - 1) as usize,
-        };
-        (start, self.u32_at(ends, index) as usize)
-    }
-
     fn slice(&self, ends: Array, items: Array, index: usize, size: usize) -> &[u8] {
-        let (start, end) = self.span(ends, index);
+        let (start, end) = span(self.bytes(ends), index);
         &self.bytes(items)[start * size..end * size]
     }
 
